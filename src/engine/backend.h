@@ -12,6 +12,18 @@
 
 namespace laya::engine {
 
+// How to build a backend (read by the backend factory; each backend uses the fields that concern it).
+struct BackendOptions {
+  std::string backend = "cpu";       // "cpu" | "cuda"
+  int32_t device = 0;                // cuda: GPU index
+  int32_t threads = 0;               // cpu: BLAS/worker threads, 0 = all cores
+  std::string execution = "graph";   // cuda: "eager" | "graph" (CUDA Graphs per shape bucket)
+  int64_t graph_cache_shapes = 64;   // cuda: graph cache budget in shapes (0 disables the cache)
+  int64_t graph_cache_bytes = int64_t{1} << 30;  // cuda: graph cache budget in bytes
+  std::string warmup_shapes;         // cuda: shapes to capture at start-up, e.g. "1x48,4x64"
+  std::string precision = "bf16";    // cuda: "bf16" (official autocast policy) | "fp16"
+};
+
 struct BackendInfo {
   std::string backend;     // "cpu" | "cuda"
   std::string device;      // e.g. "NVIDIA H200 (sm_90)" or "CPU, 2 threads"
@@ -28,6 +40,9 @@ class Backend {
   // intermediates for parity work; a null sink costs nothing.
   virtual ForwardResult forward(const Batch& batch, DumpSink* dumps = nullptr) = 0;
   virtual BackendInfo info() const = 0;
+  // Device time of the last forward in milliseconds (CUDA events), or a negative value where the
+  // backend has no separate device clock (CPU).
+  virtual double last_device_ms() const { return -1.0; }
 };
 
 }  // namespace laya::engine
