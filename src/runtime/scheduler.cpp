@@ -1,0 +1,347 @@
+#include "runtime/scheduler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <exception>
+
+#include "laya/errors.h"
+
+namespace laya::runtime {
+
+const char* to_string(State s) {
+  switch (s) {
+    case State::starting: return "starting";
+    case State::ready: return "ready";
+    case State::recovering: return "recovering";
+    case State::draining: return "draining";
+    case State::stopped: return "stopped";
+    case State::failed: return "failed";
+  }
+  return "unknown";
+}
+
+namespace {
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+}  // namespace
+
+Ticket& Ticket::operator=(Ticket&& o) noexcept {
+  if (this != &o) {
+    if (owner_) owner_->release_ticket();
+    owner_ = o.owner_;
+    o.owner_ = nullptr;
+  }
+  return *this;
+}
+
+Ticket::~Ticket() {
+  if (owner_) owner_->release_ticket();
+}
+
+Scheduler::Scheduler(BackendFactory factory, SchedulerOptions options)
+    : factory_(std::move(factory)), opt_(std::move(options)) {
+  if (opt_.queue_capacity == 0) opt_.queue_capacity = 1;
+  if (opt_.max_batch_rows < 1) opt_.max_batch_rows = 1;
+  if (opt_.max_batch_tokens < 1) opt_.max_batch_tokens = 1;
+  if (opt_.max_recovery_attempts < 1) opt_.max_recovery_attempts = 1;
+}
+
+Scheduler::~Scheduler() { stop(); }
+
+void Scheduler::start() {
+  {
+    std::lock_guard lock(mu_);
+    LAYA_ASSERT(!started_, "Scheduler::start called twice");
+    started_ = true;
+  }
+  thread_ = std::thread([this] { run(); });
+  std::unique_lock lock(mu_);
+  idle_cv_.wait(lock, [&] { return state_.load() != State::starting; });
+  if (state_.load() != State::ready) {
+    LAYA_FAIL(ErrorKind::unavailable, "the engine failed to start: {}", last_error_);
+  }
+}
+
+Ticket Scheduler::admit() {
+  {
+    std::lock_guard lock(mu_);
+    if (!accepting_) {
+      LAYA_FAIL(ErrorKind::unavailable, "{}", state_.load() == State::starting ? "model is loading"
+                                              : state_.load() == State::failed ? "model unavailable"
+                                                                               : "server is shutting down");
+    }
+  }
+  size_t cur = pending_.load();
+  do {
+    if (cur >= opt_.queue_capacity) LAYA_FAIL(ErrorKind::overloaded, "server overloaded, retry later");
+  } while (!pending_.compare_exchange_weak(cur, cur + 1));
+  return Ticket(this);
+}
+
+void Scheduler::submit(Ticket&& ticket, Job job) {
+  LAYA_ASSERT(ticket.owner_ == this, "submit needs a ticket of this scheduler");
+  Entry e{std::move(job), Clock::now()};
+  {
+    std::lock_guard lock(mu_);
+    if (!stop_) {
+      ticket.owner_ = nullptr;  // the queue entry now holds the reservation
+      queue_.push_back(std::move(e));
+      cv_.notify_all();
+      return;
+    }
+  }
+  finish(e, Outcome::Status::unavailable);  // ticket released by its destructor
+}
+
+void Scheduler::drain() {
+  std::lock_guard lock(mu_);
+  accepting_ = false;
+  if (state_.load() == State::ready || state_.load() == State::recovering) state_ = State::draining;
+}
+
+bool Scheduler::wait_idle(Clock::time_point until) {
+  std::unique_lock lock(mu_);
+  return idle_cv_.wait_until(lock, until, [&] { return queue_.empty() && !running_batch_; });
+}
+
+void Scheduler::stop() {
+  {
+    std::lock_guard lock(mu_);
+    accepting_ = false;
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  fail_all_queued(Outcome::Status::unavailable);
+  if (state_.load() != State::failed) state_ = State::stopped;
+}
+
+size_t Scheduler::queue_depth() const {
+  std::lock_guard lock(mu_);
+  return queue_.size();
+}
+
+std::string Scheduler::last_error() const {
+  std::lock_guard lock(mu_);
+  return last_error_;
+}
+
+engine::BackendInfo Scheduler::backend_info() const {
+  std::lock_guard lock(mu_);
+  return info_;
+}
+
+void Scheduler::finish(Entry& e, Outcome::Status status) {
+  Outcome o;
+  o.status = status;
+  o.queue_ms = ms_between(e.enqueued, Clock::now());
+  if (e.job.done) e.job.done(std::move(o));
+}
+
+void Scheduler::fail_all_queued(Outcome::Status status) {
+  std::deque<Entry> rest;
+  {
+    std::lock_guard lock(mu_);
+    rest.swap(queue_);
+  }
+  for (auto& e : rest) {
+    release_ticket();
+    finish(e, status);
+  }
+  idle_cv_.notify_all();
+}
+
+bool Scheduler::create_backend() {
+  for (int32_t attempt = 1; attempt <= opt_.max_recovery_attempts; ++attempt) {
+    try {
+      auto b = factory_();
+      LAYA_ASSERT(b != nullptr, "the backend factory returned no backend");
+      if (opt_.warmup) opt_.warmup(*b);
+      auto info = b->info();
+      backend_ = std::move(b);
+      std::lock_guard lock(mu_);
+      info_ = std::move(info);
+      return true;
+    } catch (const std::exception& e) {
+      spdlog::error("engine: creating the backend failed (attempt {}/{}): {}", attempt, opt_.max_recovery_attempts,
+                    e.what());
+      {
+        std::lock_guard lock(mu_);
+        last_error_ = e.what();
+      }
+      backend_.reset();
+      if (attempt < opt_.max_recovery_attempts) {
+        std::unique_lock lock(mu_);
+        if (cv_.wait_for(lock, opt_.recovery_backoff * attempt, [&] { return stop_; })) return false;
+      }
+    }
+  }
+  return false;
+}
+
+void Scheduler::run() {
+  // Initial creation: the backend lives and dies on this thread (CUDA contexts, BLAS pools).
+  if (!create_backend()) {
+    std::lock_guard lock(mu_);
+    state_ = State::failed;
+    idle_cv_.notify_all();
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    accepting_ = !stop_;
+    state_ = stop_ ? State::stopped : State::ready;
+  }
+  idle_cv_.notify_all();
+
+  std::vector<Entry> batch;
+  std::vector<Entry> dropped;
+  for (;;) {
+    batch.clear();
+    dropped.clear();
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) break;
+      if (opt_.batch_wait.count() > 0) {
+        // Arrival-anchored: never delay the oldest request by more than batch_wait.
+        const auto until = queue_.front().enqueued + opt_.batch_wait;
+        cv_.wait_until(lock, until, [&] {
+          if (stop_) return true;
+          int64_t rows = 0, tokens = 0;
+          for (const auto& e : queue_) {
+            rows += e.job.batch->rows();
+            tokens += e.job.batch->tokens();
+          }
+          return rows >= opt_.max_batch_rows || tokens >= opt_.max_batch_tokens;
+        });
+        if (stop_) break;
+      }
+      const auto now = Clock::now();
+      int32_t rows = 0, tokens = 0;
+      while (!queue_.empty()) {
+        Entry& e = queue_.front();
+        const bool gone = e.job.cancelled && e.job.cancelled->load();
+        if (gone || e.job.deadline <= now) {
+          dropped.push_back(std::move(e));
+          queue_.pop_front();
+          continue;
+        }
+        const int32_t r = e.job.batch->rows(), t = e.job.batch->tokens();
+        if (!batch.empty() && (rows + r > opt_.max_batch_rows || tokens + t > opt_.max_batch_tokens)) break;
+        rows += r;
+        tokens += t;
+        batch.push_back(std::move(e));
+        queue_.pop_front();
+      }
+      running_batch_ = !batch.empty();
+    }
+    for (auto& e : dropped) {
+      release_ticket();
+      const bool gone = e.job.cancelled && e.job.cancelled->load();
+      finish(e, gone ? Outcome::Status::cancelled : Outcome::Status::deadline);
+    }
+    for (size_t i = 0; i < batch.size(); ++i) release_ticket();
+    if (!batch.empty()) run_batch(batch);
+    {
+      std::lock_guard lock(mu_);
+      running_batch_ = false;
+    }
+    idle_cv_.notify_all();
+    if (state_.load() == State::failed) {
+      fail_all_queued(Outcome::Status::unavailable);
+      break;
+    }
+  }
+  backend_.reset();
+}
+
+void Scheduler::run_batch(std::vector<Entry>& entries) {
+  const auto start = Clock::now();
+  // One request: run its batch as is; several: pack their rows back to back.
+  engine::Batch packed;
+  const engine::Batch* input = entries.front().job.batch.get();
+  if (entries.size() > 1) {
+    for (const auto& e : entries) packed.append(*e.job.batch);
+    input = &packed;
+  }
+  BatchStats stats;
+  stats.requests = static_cast<int32_t>(entries.size());
+  stats.rows = input->rows();
+  stats.tokens = input->tokens();
+
+  engine::ForwardResult result;
+  std::string error;
+  bool ok = false;
+  try {
+    if (opt_.fault_delay.count() > 0) std::this_thread::sleep_for(opt_.fault_delay);
+    const int64_t n = forwards_.fetch_add(1) + 1;
+    if (opt_.fault_forward > 0 && n == opt_.fault_forward) {
+      LAYA_FAIL(ErrorKind::internal, "injected fault in forward {}", n);
+    }
+    result = backend_->forward(*input);
+    LAYA_ASSERT(result.logits.size() == static_cast<size_t>(input->total_markers()),
+                "backend returned {} logits for {} markers", result.logits.size(), input->total_markers());
+    LAYA_ASSERT(result.n_act >= 1 && result.act_logits.size() == static_cast<size_t>(input->rows()) * result.n_act,
+                "backend returned {} action logits for {} rows", result.act_logits.size(), input->rows());
+    ok = true;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const auto end = Clock::now();
+  stats.inference_ms = ms_between(start, end);
+  stats.failed = !ok;
+  if (opt_.on_batch) opt_.on_batch(stats);
+
+  size_t marker_pos = 0, row_pos = 0;
+  for (auto& e : entries) {
+    Outcome o;
+    o.queue_ms = ms_between(e.enqueued, start);
+    o.inference_ms = stats.inference_ms;
+    o.batch_requests = stats.requests;
+    o.batch_rows = stats.rows;
+    o.batch_tokens = stats.tokens;
+    const auto& b = *e.job.batch;
+    if (ok) {
+      o.status = Outcome::Status::ok;
+      o.n_act = result.n_act;
+      const size_t nm = static_cast<size_t>(b.total_markers());
+      const size_t na = static_cast<size_t>(b.rows()) * static_cast<size_t>(result.n_act);
+      o.logits.assign(result.logits.begin() + static_cast<std::ptrdiff_t>(marker_pos),
+                      result.logits.begin() + static_cast<std::ptrdiff_t>(marker_pos + nm));
+      o.act_logits.assign(result.act_logits.begin() + static_cast<std::ptrdiff_t>(row_pos),
+                          result.act_logits.begin() + static_cast<std::ptrdiff_t>(row_pos + na));
+      marker_pos += nm;
+      row_pos += na;
+    } else {
+      o.status = Outcome::Status::failed;
+    }
+    if (e.job.done) e.job.done(std::move(o));
+  }
+  if (ok) return;
+
+  // The backend may be poisoned (e.g. a sticky CUDA error): drop it and build a fresh one.
+  spdlog::error("engine: forward failed for {} request(s) ({} rows): {}; recovering", entries.size(), stats.rows,
+                error);
+  {
+    std::lock_guard lock(mu_);
+    last_error_ = error;
+    if (state_.load() == State::ready) state_ = State::recovering;
+  }
+  backend_.reset();
+  recoveries_.fetch_add(1);
+  if (create_backend()) {
+    std::lock_guard lock(mu_);
+    if (state_.load() == State::recovering) state_ = State::ready;
+    spdlog::warn("engine: recovered after a failed forward");
+  } else {
+    std::lock_guard lock(mu_);
+    accepting_ = false;
+    state_ = State::failed;
+    spdlog::error("engine: recovery failed, giving up: {}", last_error_);
+  }
+}
+
+}  // namespace laya::runtime

@@ -1,0 +1,61 @@
+// A deterministic Backend for scheduler tests: the logit of a marker is the token id at that
+// marker, the action logits of a row are {row length, first token}. Lets a test check that every
+// request gets exactly its own slice of a cross-request batch.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "engine/backend.h"
+#include "laya/errors.h"
+
+namespace laya::test {
+
+struct FakeBackendControl {
+  std::atomic<int> forwards{0};
+  std::atomic<int> created{0};
+  std::atomic<int> max_rows_seen{0};
+  std::atomic<int> fail_creations{0};  // the next N factory calls throw
+  std::atomic<int> delay_ms{0};
+};
+
+class FakeBackend : public engine::Backend {
+ public:
+  explicit FakeBackend(std::shared_ptr<FakeBackendControl> c) : c_(std::move(c)) {}
+  engine::ForwardResult forward(const engine::Batch& b, engine::DumpSink*) override {
+    if (int d = c_->delay_ms.load(); d > 0) std::this_thread::sleep_for(std::chrono::milliseconds(d));
+    c_->forwards++;
+    int prev = c_->max_rows_seen.load();
+    while (b.rows() > prev && !c_->max_rows_seen.compare_exchange_weak(prev, b.rows())) {
+    }
+    engine::ForwardResult r;
+    r.n_act = 2;
+    for (int32_t row = 0; row < b.rows(); ++row) {
+      for (int32_t k = b.marker_offsets[row]; k < b.marker_offsets[row + 1]; ++k) {
+        r.logits.push_back(static_cast<float>(b.token_ids[b.row_offsets[row] + b.markers[k]]));
+      }
+      r.act_logits.push_back(static_cast<float>(b.row_length(row)));
+      r.act_logits.push_back(static_cast<float>(b.token_ids[b.row_offsets[row]]));
+    }
+    return r;
+  }
+  engine::BackendInfo info() const override { return {"fake", "test", "fp32", 0, 0}; }
+
+ private:
+  std::shared_ptr<FakeBackendControl> c_;
+};
+
+inline std::function<std::unique_ptr<engine::Backend>()> fake_factory(std::shared_ptr<FakeBackendControl> c) {
+  return [c]() -> std::unique_ptr<engine::Backend> {
+    c->created++;
+    if (c->fail_creations.load() > 0) {
+      c->fail_creations--;
+      LAYA_FAIL(ErrorKind::internal, "fake backend creation failed");
+    }
+    return std::make_unique<FakeBackend>(c);
+  };
+}
+
+}  // namespace laya::test

@@ -1,0 +1,240 @@
+#include "runtime/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <numeric>
+
+#include "fake_backend.h"
+#include "laya/errors.h"
+#include "runtime/worker_pool.h"
+
+namespace laya::runtime {
+namespace {
+
+using test::FakeBackendControl;
+using test::fake_factory;
+
+// A request of `rows` rows; row r has `len` tokens valued base+r*len+i, markers at 0 and len-1.
+std::shared_ptr<engine::Batch> make_batch(int rows, int len, int base) {
+  auto b = std::make_shared<engine::Batch>();
+  for (int r = 0; r < rows; ++r) {
+    std::vector<int32_t> ids(static_cast<size_t>(len));
+    std::iota(ids.begin(), ids.end(), base + r * len);
+    std::vector<int32_t> m{0, len - 1};
+    b->add_row(ids, m, r % 3);
+  }
+  return b;
+}
+
+struct Result {
+  std::promise<Outcome> p;
+};
+
+std::future<Outcome> submit(Scheduler& s, std::shared_ptr<engine::Batch> b,
+                            Clock::time_point deadline = Clock::time_point::max(),
+                            std::shared_ptr<std::atomic<bool>> cancelled = nullptr) {
+  auto r = std::make_shared<std::promise<Outcome>>();
+  auto f = r->get_future();
+  Job j;
+  j.batch = std::move(b);
+  j.deadline = deadline;
+  j.cancelled = std::move(cancelled);
+  j.done = [r](Outcome&& o) { r->set_value(std::move(o)); };
+  s.submit(s.admit(), std::move(j));
+  return f;
+}
+
+void expect_own_slice(const Outcome& o, int rows, int len, int base) {
+  ASSERT_EQ(o.status, Outcome::Status::ok);
+  ASSERT_EQ(o.logits.size(), static_cast<size_t>(rows * 2));
+  ASSERT_EQ(o.act_logits.size(), static_cast<size_t>(rows * 2));
+  for (int r = 0; r < rows; ++r) {
+    EXPECT_EQ(o.logits[r * 2], base + r * len);
+    EXPECT_EQ(o.logits[r * 2 + 1], base + r * len + len - 1);
+    EXPECT_EQ(o.act_logits[r * 2], len);
+    EXPECT_EQ(o.act_logits[r * 2 + 1], base + r * len);
+  }
+}
+
+TEST(Scheduler, SingleRequestGetsItsOutputs) {
+  auto c = std::make_shared<FakeBackendControl>();
+  Scheduler s(fake_factory(c), {});
+  s.start();
+  EXPECT_TRUE(s.ready());
+  auto f = submit(s, make_batch(3, 5, 10));
+  expect_own_slice(f.get(), 3, 5, 10);
+  EXPECT_EQ(c->forwards.load(), 1);
+}
+
+TEST(Scheduler, BatchesQueuedRequestsAndSplitsOutputsBack) {
+  auto c = std::make_shared<FakeBackendControl>();
+  c->delay_ms = 100;  // the first forward holds the executor while the others queue up
+  SchedulerOptions opt;
+  opt.max_batch_rows = 64;
+  Scheduler s(fake_factory(c), opt);
+  s.start();
+  std::vector<std::future<Outcome>> fs;
+  fs.push_back(submit(s, make_batch(1, 4, 0)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 1; i <= 8; ++i) fs.push_back(submit(s, make_batch(1 + i % 3, 3 + i, 1000 * i)));
+  expect_own_slice(fs[0].get(), 1, 4, 0);
+  int batched = 0;
+  for (int i = 1; i <= 8; ++i) {
+    auto o = fs[static_cast<size_t>(i)].get();
+    expect_own_slice(o, 1 + i % 3, 3 + i, 1000 * i);
+    batched = std::max(batched, o.batch_requests);
+  }
+  // The 8 requests queued behind the first ran together in one forward.
+  EXPECT_EQ(batched, 8);
+  EXPECT_EQ(c->forwards.load(), 2);
+}
+
+TEST(Scheduler, RespectsRowBudget) {
+  auto c = std::make_shared<FakeBackendControl>();
+  c->delay_ms = 50;
+  SchedulerOptions opt;
+  opt.max_batch_rows = 4;
+  Scheduler s(fake_factory(c), opt);
+  s.start();
+  std::vector<std::future<Outcome>> fs;
+  fs.push_back(submit(s, make_batch(1, 4, 0)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 6; ++i) fs.push_back(submit(s, make_batch(2, 4, 100 * i)));
+  for (auto& f : fs) EXPECT_EQ(f.get().status, Outcome::Status::ok);
+  EXPECT_LE(c->max_rows_seen.load(), 4);
+  EXPECT_EQ(c->forwards.load(), 4);  // 1 + 3 batches of two 2-row requests
+}
+
+TEST(Scheduler, OversizedSingleRequestRunsAlone) {
+  auto c = std::make_shared<FakeBackendControl>();
+  SchedulerOptions opt;
+  opt.max_batch_rows = 2;
+  opt.max_batch_tokens = 4;
+  Scheduler s(fake_factory(c), opt);
+  s.start();
+  expect_own_slice(submit(s, make_batch(5, 7, 3)).get(), 5, 7, 3);
+}
+
+TEST(Scheduler, QueueFullIsOverloaded) {
+  auto c = std::make_shared<FakeBackendControl>();
+  SchedulerOptions opt;
+  opt.queue_capacity = 2;
+  Scheduler s(fake_factory(c), opt);
+  s.start();
+  Ticket a = s.admit();
+  Ticket b = s.admit();
+  try {
+    (void)s.admit();
+    FAIL() << "third admit should throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::overloaded);
+  }
+  { Ticket drop = std::move(a); }  // released
+  Ticket again = s.admit();
+  EXPECT_TRUE(static_cast<bool>(again));
+  EXPECT_EQ(s.pending(), 2u);
+}
+
+TEST(Scheduler, ExpiredAndCancelledJobsNeverReachTheModel) {
+  auto c = std::make_shared<FakeBackendControl>();
+  c->delay_ms = 80;
+  Scheduler s(fake_factory(c), {});
+  s.start();
+  auto first = submit(s, make_batch(1, 3, 0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  auto expired = submit(s, make_batch(1, 3, 0), Clock::now() + std::chrono::milliseconds(20));
+  auto flag = std::make_shared<std::atomic<bool>>(false);
+  auto gone = submit(s, make_batch(1, 3, 0), Clock::time_point::max(), flag);
+  flag->store(true);
+  EXPECT_EQ(first.get().status, Outcome::Status::ok);
+  EXPECT_EQ(expired.get().status, Outcome::Status::deadline);
+  EXPECT_EQ(gone.get().status, Outcome::Status::cancelled);
+  EXPECT_EQ(c->forwards.load(), 1);
+  EXPECT_EQ(s.pending(), 0u);
+}
+
+TEST(Scheduler, InjectedFaultFailsOnlyThatBatchThenRecovers) {
+  auto c = std::make_shared<FakeBackendControl>();
+  SchedulerOptions opt;
+  opt.fault_forward = 2;
+  Scheduler s(fake_factory(c), opt);
+  s.start();
+  EXPECT_EQ(submit(s, make_batch(1, 3, 0)).get().status, Outcome::Status::ok);
+  EXPECT_EQ(submit(s, make_batch(1, 3, 0)).get().status, Outcome::Status::failed);
+  expect_own_slice(submit(s, make_batch(2, 3, 7)).get(), 2, 3, 7);
+  EXPECT_EQ(c->created.load(), 2);  // rebuilt once
+  EXPECT_EQ(s.recoveries(), 1);
+  EXPECT_TRUE(s.ready());
+}
+
+TEST(Scheduler, GivesUpAfterBoundedRecoveryAttempts) {
+  auto c = std::make_shared<FakeBackendControl>();
+  SchedulerOptions opt;
+  opt.fault_forward = 1;
+  opt.max_recovery_attempts = 2;
+  opt.recovery_backoff = std::chrono::milliseconds(1);
+  Scheduler s(fake_factory(c), opt);
+  s.start();
+  c->fail_creations = 5;
+  EXPECT_EQ(submit(s, make_batch(1, 3, 0)).get().status, Outcome::Status::failed);
+  for (int i = 0; i < 100 && s.state() != State::failed; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(s.state(), State::failed);
+  EXPECT_EQ(c->created.load(), 3);  // initial + 2 attempts
+  EXPECT_THROW((void)s.admit(), Error);
+}
+
+TEST(Scheduler, StartFailureIsReported) {
+  auto c = std::make_shared<FakeBackendControl>();
+  c->fail_creations = 10;
+  SchedulerOptions opt;
+  opt.max_recovery_attempts = 1;
+  Scheduler s(fake_factory(c), opt);
+  EXPECT_THROW(s.start(), Error);
+  EXPECT_EQ(s.state(), State::failed);
+}
+
+TEST(Scheduler, DrainRunsQueuedWorkAndRefusesNew) {
+  auto c = std::make_shared<FakeBackendControl>();
+  c->delay_ms = 30;
+  Scheduler s(fake_factory(c), {});
+  s.start();
+  std::vector<std::future<Outcome>> fs;
+  for (int i = 0; i < 5; ++i) fs.push_back(submit(s, make_batch(1, 3, i)));
+  s.drain();
+  EXPECT_EQ(s.state(), State::draining);
+  try {
+    (void)s.admit();
+    FAIL() << "admit while draining should throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::unavailable);
+  }
+  EXPECT_TRUE(s.wait_idle(Clock::now() + std::chrono::seconds(10)));
+  for (auto& f : fs) EXPECT_EQ(f.get().status, Outcome::Status::ok);
+  s.stop();
+}
+
+TEST(Scheduler, BatchWaitCollectsArrivals) {
+  auto c = std::make_shared<FakeBackendControl>();
+  SchedulerOptions opt;
+  opt.batch_wait = std::chrono::milliseconds(200);
+  opt.max_batch_rows = 3;
+  Scheduler s(fake_factory(c), opt);
+  s.start();
+  std::vector<std::future<Outcome>> fs;
+  for (int i = 0; i < 3; ++i) fs.push_back(submit(s, make_batch(1, 3, i)));
+  for (auto& f : fs) EXPECT_EQ(f.get().batch_requests, 3);  // row budget reached: no need to wait
+  EXPECT_EQ(c->forwards.load(), 1);
+}
+
+TEST(WorkerPool, RunsEveryTaskBeforeJoining) {
+  std::atomic<int> n{0};
+  {
+    WorkerPool pool(3);
+    for (int i = 0; i < 100; ++i) pool.post([&] { n++; });
+  }
+  EXPECT_EQ(n.load(), 100);
+}
+
+}  // namespace
+}  // namespace laya::runtime
