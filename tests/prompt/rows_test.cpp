@@ -165,9 +165,9 @@ TEST(Rows, EnglishSpecVectorsTokenCounts) {
   const std::string st2 = R"("state": "I was charged twice for my order. Please refund the duplicate today.")";
   const std::string refund = R"("refund": {"type": "noul", "instructions": "Does the customer ask for a refund?"})";
   const std::string dept =
-      R"("department": {"type": "choice", "instructions": "Which department should handle this?", "criteria": {"billing": "Charges and refunds", "technical": "Software problems"}})";
+      R"("department": {"type": "choice", "instructions": "Which team should handle this?", "criteria": {"billing": "Charges and refunds", "technical": "Software problems"}})";
   const std::string urg =
-      R"("urgency": {"type": "score", "instructions": "How urgent is this?", "criteria": ["Not urgent", "Needs attention soon", "Needs attention immediately"]})";
+      R"("urgency": {"type": "score", "instructions": "How urgent is the request?", "criteria": ["Not urgent", "Needs attention soon", "Needs attention immediately"]})";
   EXPECT_EQ(count("{" + st1 + ", \"questions\": {" + refund + "}}"), 40);
   EXPECT_EQ(count("{" + st2 + ", \"questions\": {" + dept + "}}"), 40);
   EXPECT_EQ(count("{" + st2 + ", \"questions\": {" + urg + "}}"), 49);
