@@ -56,8 +56,9 @@ class Checkpoint {
   Checkpoint(Checkpoint&&) noexcept = default;
   Checkpoint& operator=(Checkpoint&&) noexcept = default;
 
+ Checkpoint() = default;  // empty; filled by open()/validate()
+
  private:
-  Checkpoint() = default;
 
   CheckpointPaths paths_;
   model::ModelConfig config_;
