@@ -19,8 +19,8 @@ namespace laya::runtime {
 class Prepared {
  public:
   virtual ~Prepared() = default;
-  // The rows of this request (one per question). The runtime appends it to a cross-request batch.
-  engine::Batch batch;
+  // The rows of this request (one per question). The runtime appends them to a cross-request batch.
+  virtual const engine::Batch& batch() const = 0;
   // Called once with this request's logits (one per marker of `batch`) and action logits
   // (n_act per row of `batch`). Runs on a worker thread.
   virtual std::string render(std::span<const float> logits, std::span<const float> act_logits,

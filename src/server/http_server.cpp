@@ -85,11 +85,13 @@ std::string status_route(std::string_view target) {
 class BatchPrepared : public runtime::Prepared {
  public:
   std::vector<std::unique_ptr<runtime::Prepared>> items;
+  engine::Batch rows;
+  const engine::Batch& batch() const override { return rows; }
   std::string render(std::span<const float> logits, std::span<const float> act, int32_t n_act) const override {
     std::string out = "[";
     size_t m = 0, a = 0;
     for (size_t i = 0; i < items.size(); ++i) {
-      const auto& b = items[i]->batch;
+      const auto& b = items[i]->batch();
       const size_t nm = static_cast<size_t>(b.total_markers());
       const size_t na = static_cast<size_t>(b.rows()) * static_cast<size_t>(n_act);
       if (i) out += ',';
@@ -148,7 +150,7 @@ struct HttpServer::Impl {
       } catch (const Error& e) {
         throw Error(e.kind(), fmt::format("requests[{}]: {}", i, e.what()));
       }
-      out->batch.append(out->items.back()->batch);
+      out->rows.append(out->items.back()->batch());
     }
     return out;
   }
@@ -323,11 +325,11 @@ class Session : public std::enable_shared_from_this<Session> {
         return self->post_reply(ctx, 500, "inference failed");
       }
       ctx->tokenize_ms = ms_since(t0);
-      ctx->rows = prepared->batch.rows();
-      ctx->tokens = prepared->batch.tokens();
+      ctx->rows = prepared->batch().rows();
+      ctx->tokens = prepared->batch().tokens();
       if (ctx->cancelled->load()) return self->post_reply(ctx, 504, "deadline exceeded");
       runtime::Job job;
-      job.batch = std::shared_ptr<const engine::Batch>(prepared, &prepared->batch);
+      job.batch = std::shared_ptr<const engine::Batch>(prepared, &prepared->batch());
       job.deadline = ctx->deadline;
       job.cancelled = ctx->cancelled;
       job.done = [self, ctx, prepared](runtime::Outcome&& o) {

@@ -26,6 +26,8 @@ using namespace std::chrono_literals;
 // Request: {"rows": n, "base": b} -> n rows of 4 tokens b.. ; response echoes the logits it got.
 class FakePrepared : public runtime::Prepared {
  public:
+  engine::Batch rows;
+  const engine::Batch& batch() const override { return rows; }
   std::string render(std::span<const float> logits, std::span<const float> act, int32_t n_act) const override {
     nlohmann::json j;
     j["logits"] = std::vector<float>(logits.begin(), logits.end());
@@ -48,7 +50,7 @@ class FakePipeline : public runtime::Pipeline {
     for (int r = 0; r < rows; ++r) {
       std::vector<int32_t> ids{base + r, base + r + 1, base + r + 2, base + r + 3};
       std::vector<int32_t> m{1};
-      p->batch.add_row(ids, m, 0);
+      p->rows.add_row(ids, m, 0);
     }
     return p;
   }
