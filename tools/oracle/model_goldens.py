@@ -165,7 +165,7 @@ def synth(engine, seed, params, out):
     subprocess.run(cmd, check=True)
 
 
-def run_checkpoint(model_dir, n_requests, n_dump, seed, name, out_prefix, synth_record=None):
+def run_checkpoint(model_dir, n_requests, n_dump, seed, name, out_prefix, synth_record=None, dump_token_budget=160):
     torch.manual_seed(0)
     agent = laya.Agent(model_dir, device="cpu")
     agent.model.eval()
@@ -203,7 +203,8 @@ def run_checkpoint(model_dir, n_requests, n_dump, seed, name, out_prefix, synth_
             "act_logits": [[float(v) for v in row] for row in cap.data["act"].tolist()],
             "response": json.dumps(resp, ensure_ascii=False, separators=(",", ":")),
         }
-        if len(records) < n_dump:
+        n_dumped = sum(1 for r in records if "tensors" in r)
+        if n_dumped < n_dump and sum(lens) <= dump_token_budget:
             tensors = {}
             names = ["embed"] + ["encoder.%d" % i for i in range(len(agent.model.encoder.layers))] + ["final_norm"]
             names += ["head.%d" % i for i in range(len(agent.model.head.layers))] if agent.model.head is not None else []
@@ -256,7 +257,8 @@ def main():
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     if a.checkpoint:
         prefix = a.out_prefix or os.path.join(tempfile.gettempdir(), "laya_golden")
-        run_checkpoint(a.checkpoint, a.requests, a.dump_requests, a.seed, os.path.basename(prefix), prefix)
+        run_checkpoint(a.checkpoint, a.requests, a.dump_requests, a.seed, os.path.basename(prefix), prefix,
+                       dump_token_budget=1 << 30)
         return
     os.makedirs(a.out, exist_ok=True)
     for c in CHECKPOINTS:

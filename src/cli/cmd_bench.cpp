@@ -1,0 +1,163 @@
+// laya-engine bench: in-process forward latency on synthetic rows of given shapes.
+//
+//   laya-engine bench --model DIR|demo [--backend cpu|cuda] [--device N] [--threads N]
+//                     [--shapes 1x48,4x64,1x464,4x464,16x512] [--warmup N] [--iters N] [--json]
+//
+// A shape RxT is one batch of R question rows of T tokens each ([CLS], a few option markers, filler
+// tokens, [SEP]; qtypes cycle choice/score/noul). Warm-up iterations are run and discarded, then
+// every measured forward is timed on the host around the whole Backend::forward call (and, where the
+// backend has a device clock, Backend::last_device_ms() separately). Never asserts on time.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/backend_factory.h"
+#include "cli/command.h"
+#include "laya/errors.h"
+
+namespace laya::cli {
+namespace {
+
+struct Shape {
+  int32_t rows = 1, tokens = 48;
+};
+
+std::vector<Shape> parse_shapes(const std::string& text) {
+  std::vector<Shape> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    const auto x = item.find('x');
+    Shape s;
+    try {
+      LAYA_REQUIRE(x != std::string::npos, ErrorKind::bad_request, "shape '{}': expected ROWSxTOKENS", item);
+      s.rows = std::stoi(item.substr(0, x));
+      s.tokens = std::stoi(item.substr(x + 1));
+    } catch (const std::logic_error&) {
+      LAYA_FAIL(ErrorKind::bad_request, "shape '{}': expected ROWSxTOKENS, e.g. 4x464", item);
+    }
+    LAYA_REQUIRE(s.rows >= 1 && s.tokens >= 2, ErrorKind::bad_request, "shape '{}': need >= 1 row of >= 2 tokens", item);
+    out.push_back(s);
+  }
+  LAYA_REQUIRE(!out.empty(), ErrorKind::bad_request, "--shapes: no shape given");
+  return out;
+}
+
+engine::Batch synthetic_batch(const Shape& s, const LoadedModel& m, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const int32_t vocab = m.config().encoder.vocab_size;
+  const int32_t lo = std::min(vocab - 1, 100);
+  std::uniform_int_distribution<int32_t> tok(lo, std::max(lo, std::min(vocab - 1, 20000)));
+  engine::Batch b;
+  for (int32_t r = 0; r < s.rows; ++r) {
+    std::vector<int32_t> ids(static_cast<size_t>(s.tokens));
+    for (auto& id : ids) id = tok(rng);
+    ids.front() = m.special.cls_id >= 0 ? m.special.cls_id : ids.front();
+    ids.back() = m.special.sep_id >= 0 ? m.special.sep_id : ids.back();
+    const int32_t n_opts = std::clamp(2 + r % 4, 1, std::max(1, s.tokens - 2));
+    std::vector<int32_t> markers;
+    for (int32_t k = 0; k < n_opts; ++k) {
+      const int32_t pos = std::min(s.tokens - 1, 10 + 4 * k);
+      markers.push_back(pos);
+      if (m.special.mask_id >= 0) ids[static_cast<size_t>(pos)] = m.special.mask_id;
+    }
+    b.add_row(ids, markers, r % 3);
+  }
+  return b;
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<size_t>(pos);
+  const double f = pos - static_cast<double>(i);
+  return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+struct BenchArgs {
+  std::string model = "demo";
+  engine::BackendOptions backend;
+  std::string shapes = "1x48,4x64,1x464,4x464,16x512";
+  int warmup = 2;
+  int iters = 10;
+  bool json = false;
+};
+
+int run_bench(const BenchArgs& a) {
+  const auto t0 = std::chrono::steady_clock::now();
+  LoadedModel m = load_model(a.model, a.backend);
+  const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto info = m.backend->info();
+  if (!a.json) {
+    fmt::print("model {} ({}), backend {} on {}, {}, weights {:.1f} MB, load {:.2f} s\n", m.dir.string(),
+               m.checkpoint->kind(), info.backend, info.device, info.precision,
+               static_cast<double>(info.weight_bytes) / 1e6, load_s);
+    fmt::print("{:>8} {:>7} {:>10} {:>10} {:>10} {:>10} {:>12} {:>11}\n", "shape", "iters", "p50 ms", "p95 ms",
+               "mean ms", "req/s", "tokens/s", "device p50");
+  }
+  for (const auto& s : parse_shapes(a.shapes)) {
+    const auto batch = synthetic_batch(s, m, 1234u + static_cast<uint32_t>(s.rows * 7919 + s.tokens));
+    for (int i = 0; i < a.warmup; ++i) (void)m.backend->forward(batch);
+    std::vector<double> host, device;
+    for (int i = 0; i < a.iters; ++i) {
+      const auto b = std::chrono::steady_clock::now();
+      (void)m.backend->forward(batch);
+      host.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - b).count());
+      const double dev = m.backend->last_device_ms();
+      if (dev >= 0) device.push_back(dev);
+    }
+    double mean = 0;
+    for (double v : host) mean += v;
+    mean /= static_cast<double>(std::max<size_t>(1, host.size()));
+    const double p50 = percentile(host, 0.5), p95 = percentile(host, 0.95);
+    const double rps = mean > 0 ? 1000.0 / mean : 0.0;
+    const double tps = rps * s.rows * s.tokens;
+    const std::string name = fmt::format("{}x{}", s.rows, s.tokens);
+    if (a.json) {
+      nlohmann::json j{{"shape", name},        {"rows", s.rows},         {"tokens", s.tokens},
+                       {"backend", info.backend}, {"device", info.device}, {"precision", info.precision},
+                       {"warmup", a.warmup},   {"iters", a.iters},       {"p50_ms", p50},
+                       {"p95_ms", p95},        {"mean_ms", mean},        {"requests_per_s", rps},
+                       {"tokens_per_s", tps},  {"samples_ms", host}};
+      if (!device.empty()) j["device_p50_ms"] = percentile(device, 0.5);
+      fmt::print("{}\n", j.dump());
+    } else {
+      fmt::print("{:>8} {:>7} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>12.0f} {:>11}\n", name, a.iters, p50, p95, mean,
+                 rps, tps, device.empty() ? std::string("-") : fmt::format("{:.3f}", percentile(device, 0.5)));
+    }
+    std::fflush(stdout);
+  }
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  if (!a.json) fmt::print("peak RSS {:.0f} MB\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
+  else fmt::print("{}\n", nlohmann::json{{"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0}, {"load_s", load_s}}.dump());
+  return 0;
+}
+
+Registration reg("bench", "Time the forward pass on synthetic rows of given shapes", [](CLI::App& sub) -> RunFn {
+  auto a = std::make_shared<BenchArgs>();
+  sub.add_option("--model", a->model, "checkpoint directory, or 'demo'")->required();
+  sub.add_option("--backend", a->backend.backend, "cpu | cuda")->capture_default_str();
+  sub.add_option("--device", a->backend.device, "GPU index (cuda)")->capture_default_str();
+  sub.add_option("--threads", a->backend.threads, "CPU threads (0 = all cores)")->capture_default_str();
+  sub.add_option("--shapes", a->shapes, "comma-separated ROWSxTOKENS")->capture_default_str();
+  sub.add_option("--warmup", a->warmup, "discarded iterations per shape")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub.add_option("--iters", a->iters, "measured iterations per shape")->capture_default_str()->check(CLI::PositiveNumber);
+  sub.add_flag("--json", a->json, "one JSON object per shape");
+  return [a] { return run_bench(*a); };
+});
+
+}  // namespace
+}  // namespace laya::cli
