@@ -1,0 +1,27 @@
+// Bidirectional multi-head attention over packed varlen rows (head_dim 64), global or windowed
+// (keys with |i - j| <= window), reading q|k|v from one [tokens, 3*heads*64] bf16 buffer and
+// writing [tokens, heads*64] bf16. fp32 scores, softmax and accumulation; a query with no valid key
+// writes zeros. Work is a table of 64-query tiles (row slot, first query) built on the host, so a
+// CUDA Graph captured for a bucket serves any row lengths that fit it.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+namespace laya::cuda {
+
+struct AttentionParams {
+  const __nv_bfloat16* qkv = nullptr;  // [tokens, 3 * heads * 64]
+  __nv_bfloat16* out = nullptr;        // [tokens, heads * 64]
+  const int32_t* row_offsets = nullptr;  // [row_slots + 1]
+  const int32_t* tiles = nullptr;        // [tile_capacity * 2]: (row slot, first query) or (-1, -1)
+  int32_t tile_capacity = 0;
+  int32_t heads = 0;
+  int32_t window = -1;  // -1: global; else keys with |i - j| <= window
+  float scale = 0.125f;
+};
+void launch_attention(const AttentionParams& p, cudaStream_t stream);
+
+}  // namespace laya::cuda

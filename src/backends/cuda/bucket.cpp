@@ -1,0 +1,84 @@
+#include "backends/cuda/bucket.h"
+
+#include <bit>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "laya/errors.h"
+
+namespace laya::cuda {
+
+std::string Bucket::to_string() const { return fmt::format("T{}xR{}xK{}", tokens, rows, markers); }
+
+size_t BucketHash::operator()(const Bucket& b) const noexcept {
+  uint64_t h = static_cast<uint64_t>(static_cast<uint32_t>(b.tokens));
+  h = h * 1000003u ^ static_cast<uint32_t>(b.rows);
+  h = h * 1000003u ^ static_cast<uint32_t>(b.markers);
+  return std::hash<uint64_t>{}(h);
+}
+
+int32_t round_up_bounded(int32_t n, int32_t min_step) {
+  LAYA_ASSERT(n >= 1 && min_step >= 1, "round_up_bounded({}, {})", n, min_step);
+  const int32_t pow2 = static_cast<int32_t>(std::bit_floor(static_cast<uint32_t>(n)));
+  const int32_t step = std::max(min_step, pow2 / 8);
+  return (n + step - 1) / step * step;
+}
+
+Bucket choose_bucket(int32_t t, int32_t r, int32_t k, const BucketLimits& limits) {
+  LAYA_REQUIRE(t >= 1 && r >= 1 && k >= 1, ErrorKind::internal,
+               "empty batch ({} tokens, {} rows, {} markers) reached the CUDA engine", t, r, k);
+  LAYA_REQUIRE(t <= limits.max_tokens, ErrorKind::too_large,
+               "batch of {} tokens exceeds the CUDA workspace ({} tokens)", t, limits.max_tokens);
+  LAYA_REQUIRE(r <= limits.max_rows, ErrorKind::too_large,
+               "batch of {} rows exceeds the CUDA workspace ({} rows)", r, limits.max_rows);
+  LAYA_REQUIRE(k <= limits.max_markers, ErrorKind::too_large,
+               "batch of {} option markers exceeds the CUDA workspace ({} markers)", k, limits.max_markers);
+  Bucket b;
+  b.tokens = std::min(round_up_bounded(t, 16), limits.max_tokens);
+  b.rows = std::min(round_up_bounded(r, 1), limits.max_rows);
+  b.markers = std::min(round_up_bounded(k, 8), limits.max_markers);
+  return b;
+}
+
+int32_t attention_tile_capacity(const Bucket& b) {
+  // Each row of length n needs ceil(n / 64) <= (n + 63) / 64 tiles; summed over all row slots.
+  return (b.tokens + (kAttnTile - 1) * b.row_slots()) / kAttnTile;
+}
+
+std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list) {
+  std::vector<std::pair<int32_t, int32_t>> out;
+  size_t at = 0;
+  while (at <= list.size()) {
+    size_t comma = list.find(',', at);
+    if (comma == std::string::npos) comma = list.size();
+    std::string item;
+    for (size_t i = at; i < comma; ++i)
+      if (list[i] != ' ') item += list[i];
+    at = comma + 1;
+    if (item.empty()) {
+      if (comma == list.size()) break;
+      continue;
+    }
+    const size_t x = item.find('x');
+    int32_t r = 0, l = 0;
+    bool ok = x != std::string::npos && x > 0 && x + 1 < item.size();
+    if (ok) {
+      try {
+        size_t used_r = 0, used_l = 0;
+        r = std::stoi(item.substr(0, x), &used_r);
+        l = std::stoi(item.substr(x + 1), &used_l);
+        ok = used_r == x && used_l == item.size() - x - 1 && r >= 1 && l >= 1;
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+    LAYA_REQUIRE(ok, ErrorKind::bad_request, "bad shape '{}' (expected ROWSxTOKENS, e.g. 4x64)", item);
+    out.emplace_back(r, l);
+  }
+  return out;
+}
+
+}  // namespace laya::cuda

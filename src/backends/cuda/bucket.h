@@ -1,0 +1,57 @@
+// Shape buckets for the CUDA engine: a Batch (varlen rows packed back to back) runs at a padded
+// shape (tokens, rows, markers) so that one captured CUDA Graph serves every batch that fits it.
+//
+// Padding is bounded: each dimension rounds up to a step of max(min_step, 2^floor(log2 n) / 8), so
+// at most 12.5% of a bucket is padding (plus the minimum step for tiny n). The padding tokens form a
+// dummy tail row after the real rows that attends only to itself, so it never touches real rows.
+// Plain C++ (no CUDA): unit-tested without a GPU.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/cuda/tile.h"
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace laya::cuda {
+
+struct Bucket {
+  int32_t tokens = 0;   // padded token count (GEMM M)
+  int32_t rows = 0;     // padded row count (real rows + empty rows); the tail row comes after these
+  int32_t markers = 0;  // padded marker count (scorer GEMM M)
+
+  int32_t row_slots() const { return rows + 1; }  // real/empty rows + the dummy tail row
+  bool operator==(const Bucket&) const = default;
+  bool fits(int32_t t, int32_t r, int32_t k) const { return t <= tokens && r <= rows && k <= markers; }
+  std::string to_string() const;  // "T480xR4xK16"
+};
+
+struct BucketHash {
+  size_t operator()(const Bucket& b) const noexcept;
+};
+
+// Rounds n (>= 1) up to the bounded-waste grid: step = max(min_step, highest_pow2(n) / 8).
+int32_t round_up_bounded(int32_t n, int32_t min_step);
+
+// Limits of the engine's workspace (the largest batch it accepts).
+struct BucketLimits {
+  int32_t max_tokens = 8192;
+  int32_t max_rows = 16;
+  int32_t max_markers = 2048;
+};
+
+// The bucket for a batch of t tokens, r rows and k markers (t, r, k >= 1). Throws laya::Error
+// (too_large) naming the dimension when the batch exceeds the limits. Padded dims are clamped to
+// the limits (a batch at the limit runs unpadded).
+Bucket choose_bucket(int32_t t, int32_t r, int32_t k, const BucketLimits& limits);
+
+// Query tiles of the attention kernel (64 queries each): the upper bound on the tile count for any
+// batch that fits the bucket, real rows and tail row together.
+int32_t attention_tile_capacity(const Bucket& b);
+
+// Parses a shape list "1x48,4x64" (rows x tokens per row; spaces allowed, empty = none); throws
+// laya::Error(bad_request) naming the bad item.
+std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list);
+
+}  // namespace laya::cuda

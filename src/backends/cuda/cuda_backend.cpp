@@ -1,0 +1,660 @@
+#include "backends/cuda/cuda_backend.h"
+
+#include <cuda_runtime_api.h>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "backends/cuda/activation.cuh"
+#include "backends/cuda/attention.cuh"
+#include "backends/cuda/build_info.h"
+#include "backends/cuda/check.h"
+#include "backends/cuda/gemm.h"
+#include "backends/cuda/graph_cache.h"
+#include "backends/cuda/heads.cuh"
+#include "backends/cuda/norm.cuh"
+#include "backends/cuda/rope.cuh"
+#include "backends/cuda/staging.h"
+#include "backends/cuda/weights.h"
+
+namespace laya::cuda {
+
+namespace {
+
+constexpr size_t kGemmWorkspace = size_t{32} << 20;
+constexpr int64_t kMemoryMargin = int64_t{256} << 20;
+
+int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
+
+// Device buffers of the one workspace (sized for the limits) and the pinned host staging.
+struct Workspace {
+  void* block = nullptr;
+  int64_t bytes = 0;
+  float *x = nullptr, *h = nullptr;
+  __nv_bfloat16 *y = nullptr, *qkv = nullptr, *att = nullptr, *proj = nullptr, *up = nullptr, *g = nullptr;
+  __nv_bfloat16 *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
+  int32_t* in = nullptr;   // staging block on the device
+  float* out = nullptr;    // [markers_pad + row_slots * n_act]
+  void* gemm_ws = nullptr;
+  int32_t* host_in = nullptr;  // pinned
+  float* host_out = nullptr;   // pinned
+  int64_t host_in_elems = 0, host_out_elems = 0;
+};
+
+struct Dims {
+  int32_t d = 0, heads = 0, inter = 0, ffn = 0, act_hidden = 0, n_act = 0, vocab = 0, local_half = 0;
+  int32_t max_row_len = 0;
+  float eps = 1e-5f;
+};
+
+class DumpCtx {
+ public:
+  DumpCtx(engine::DumpSink* sink, cudaStream_t stream, const engine::Batch& batch, int32_t d)
+      : sink_(sink), stream_(stream), batch_(batch), d_(d) {}
+
+  // Copies the first `rows` rows of a device fp32 [*, cols] tensor when the sink wants `name`.
+  void f32(const std::string& name, const float* dev, int64_t rows, int64_t cols) {
+    if (!sink_->wants(name)) return;
+    std::vector<float> host(static_cast<size_t>(rows * cols));
+    LAYA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    LAYA_CUDA_CHECK(cudaMemcpy(host.data(), dev, host.size() * 4, cudaMemcpyDeviceToHost));
+    sink_->put(name, host.data(), static_cast<size_t>(rows), static_cast<size_t>(cols));
+  }
+  void markers(const float* dev_h) {
+    if (!sink_->wants("markers")) return;
+    const int64_t t = batch_.tokens();
+    std::vector<float> host(static_cast<size_t>(t * d_));
+    LAYA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    LAYA_CUDA_CHECK(cudaMemcpy(host.data(), dev_h, host.size() * 4, cudaMemcpyDeviceToHost));
+    std::vector<float> out(static_cast<size_t>(batch_.total_markers()) * static_cast<size_t>(d_));
+    for (int32_t r = 0; r < batch_.rows(); ++r)
+      for (int32_t m = batch_.marker_offsets[r]; m < batch_.marker_offsets[r + 1]; ++m) {
+        const int64_t tok = batch_.row_offsets[r] + batch_.markers[m];
+        std::memcpy(out.data() + static_cast<size_t>(m) * d_, host.data() + tok * d_, static_cast<size_t>(d_) * 4);
+      }
+    sink_->put("markers", out.data(), static_cast<size_t>(batch_.total_markers()), static_cast<size_t>(d_));
+  }
+  int64_t tokens() const { return batch_.tokens(); }
+
+ private:
+  engine::DumpSink* sink_;
+  cudaStream_t stream_;
+  const engine::Batch& batch_;
+  int32_t d_;
+};
+
+class CudaBackendImpl final : public CudaEngine {
+ public:
+  CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engine::BackendOptions& options);
+  ~CudaBackendImpl() override;
+
+  engine::ForwardResult forward(const engine::Batch& batch, engine::DumpSink* dumps) override;
+  engine::BackendInfo info() const override;
+  double last_device_ms() const override { return last_device_ms_; }
+
+  CudaStats stats() const override {
+    CudaStats s = stats_;
+    s.cached_shapes = book_.size();
+    s.cached_bytes = book_.bytes();
+    return s;
+  }
+  std::vector<Bucket> cached_buckets() const override { return book_.lru_order(); }
+  Bucket bucket_for(const engine::Batch& b) const override {
+    return choose_bucket(b.tokens(), b.rows(), b.total_markers(), limits_);
+  }
+  int64_t graph_cost_bytes() const override { return graph_cost_; }
+  const BucketLimits& limits() const override { return limits_; }
+  void fail_next_captures(int n) override { fail_captures_ = n; }
+  void clear_graphs() override;
+  int64_t device_bytes_in_use() const override;
+
+ private:
+  void check_usable() const;
+  void record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
+  void run_eager(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
+  bool capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec);
+  void release() noexcept;
+  void warm(const std::string& shapes);
+
+  std::string device_name_;
+  int device_ = 0;
+  Dims dims_;
+  BucketLimits limits_;
+  bool graphs_ = true;
+  DeviceWeights w_;
+  Workspace ws_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
+  std::unique_ptr<Gemm> gemm_;
+  GraphCacheBook book_;
+  std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
+  int64_t graph_cost_ = 0;
+  int fail_captures_ = 0;
+  CudaStats stats_;
+  double last_device_ms_ = -1.0;
+  bool failed_ = false;
+  std::string failure_;
+  int64_t mem_baseline_ = 0;
+  int64_t total_mem_ = 0;
+};
+
+CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engine::BackendOptions& options)
+    : book_(options.graph_cache_shapes, options.graph_cache_bytes) {
+  const auto& cfg = ckpt.config();
+  // 1. Options and model dims the kernels support — nothing touches the GPU before these pass.
+  LAYA_REQUIRE(options.execution == "eager" || options.execution == "graph", ErrorKind::bad_request,
+               "--execution must be eager or graph (got '{}')", options.execution);
+  LAYA_REQUIRE(options.precision == "bf16", ErrorKind::bad_request,
+               "CUDA precision '{}' is not supported by this build (only bf16, the official CUDA autocast policy)",
+               options.precision);
+  graphs_ = options.execution == "graph";
+  dims_.d = cfg.encoder.hidden;
+  dims_.heads = cfg.encoder.heads;
+  dims_.inter = cfg.encoder.intermediate;
+  dims_.ffn = cfg.head.ffn;
+  dims_.act_hidden = cfg.head.act_hidden;
+  dims_.n_act = cfg.head.n_act;
+  dims_.vocab = cfg.encoder.vocab_size;
+  dims_.local_half = cfg.encoder.local_window / 2;
+  dims_.eps = static_cast<float>(cfg.encoder.norm_eps);
+  dims_.max_row_len = cfg.agent.max_len;
+  LAYA_REQUIRE(dims_.d % 64 == 0 && dims_.d >= 64 && dims_.d <= 1024 && dims_.heads * 64 == dims_.d &&
+                   cfg.encoder.head_dim == 64,
+               ErrorKind::invalid_checkpoint,
+               "CUDA kernels need hidden size = heads x 64 <= 1024 (checkpoint: hidden {}, {} heads, head_dim {})",
+               dims_.d, dims_.heads, cfg.encoder.head_dim);
+  LAYA_REQUIRE(cfg.head.heads * 64 == dims_.d, ErrorKind::invalid_checkpoint,
+               "CUDA kernels need decision-layer head_dim 64 (hidden {}, {} heads)", dims_.d, cfg.head.heads);
+  LAYA_REQUIRE(dims_.inter % 8 == 0 && dims_.ffn % 8 == 0 && dims_.act_hidden > 0 && dims_.n_act > 0,
+               ErrorKind::invalid_checkpoint, "CUDA kernels need intermediate ({}) and ffn ({}) multiples of 8",
+               dims_.inter, dims_.ffn);
+  LAYA_REQUIRE(dims_.max_row_len >= 1, ErrorKind::invalid_checkpoint, "max_len must be >= 1");
+  limits_.max_rows = 64;
+  limits_.max_tokens = std::max(16 * dims_.max_row_len, 1024);
+  limits_.max_markers = 4096;
+
+  // 2. The device: index, compute capability vs compiled kernels, free memory.
+  int count = 0;
+  const cudaError_t cerr = cudaGetDeviceCount(&count);
+  LAYA_REQUIRE(cerr == cudaSuccess && count > 0, ErrorKind::unavailable, "no usable CUDA GPU: {}",
+               cerr == cudaSuccess ? std::string("no device found") : std::string(cudaGetErrorString(cerr)));
+  LAYA_REQUIRE(options.device >= 0 && options.device < count, ErrorKind::bad_request,
+               "--device {} does not exist ({} CUDA GPU(s) visible: 0..{})", options.device, count, count - 1);
+  device_ = options.device;
+  LAYA_CUDA_CHECK(cudaSetDevice(device_));
+  cudaDeviceProp prop{};
+  LAYA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+  device_name_ = fmt::format("{} (sm_{}{}, {} SMs) #{}", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+                             device_);
+  std::string why;
+  LAYA_REQUIRE(kernels_runnable_on_current_device(&why), ErrorKind::unavailable,
+               "GPU {} (compute capability {}.{}) is not supported by this binary's kernels (built for {}): {}",
+               prop.name, prop.major, prop.minor, compiled_architectures(), why);
+  size_t free_b = 0, total_b = 0;
+  LAYA_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  total_mem_ = static_cast<int64_t>(total_b);
+  mem_baseline_ = static_cast<int64_t>(total_b - free_b);
+
+  const int32_t rope_len = dims_.max_row_len;
+  const int64_t weight_bytes = device_weight_bytes(ckpt, rope_len);
+  const Bucket max_b{limits_.max_tokens, limits_.max_rows, limits_.max_markers};
+  const StagingLayout max_l = StagingLayout::for_bucket(max_b);
+  const int64_t T = limits_.max_tokens, K = limits_.max_markers, S = max_b.row_slots(), d = dims_.d;
+  const int64_t up_cols = std::max<int64_t>(2 * dims_.inter, dims_.ffn);
+  struct Part {
+    void** ptr;
+    int64_t bytes;
+  };
+  std::vector<Part> parts = {
+      {reinterpret_cast<void**>(&ws_.x), T * d * 4},
+      {reinterpret_cast<void**>(&ws_.h), T * d * 4},
+      {reinterpret_cast<void**>(&ws_.y), T * d * 2},
+      {reinterpret_cast<void**>(&ws_.qkv), T * 3 * d * 2},
+      {reinterpret_cast<void**>(&ws_.att), T * d * 2},
+      {reinterpret_cast<void**>(&ws_.proj), T * d * 2},
+      {reinterpret_cast<void**>(&ws_.up), T * up_cols * 2},
+      {reinterpret_cast<void**>(&ws_.g), T * dims_.inter * 2},
+      {reinterpret_cast<void**>(&ws_.my), K * d * 2},
+      {reinterpret_cast<void**>(&ws_.mh), K * d * 2},
+      {reinterpret_cast<void**>(&ws_.logits), K * 2},
+      {reinterpret_cast<void**>(&ws_.act_in), S * (d + 4) * 2},
+      {reinterpret_cast<void**>(&ws_.act_h), S * dims_.act_hidden * 2},
+      {reinterpret_cast<void**>(&ws_.act), S * dims_.n_act * 2},
+      {reinterpret_cast<void**>(&ws_.in), max_l.bytes()},
+      {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
+      {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
+  };
+  int64_t ws_bytes = 0;
+  for (const auto& p : parts) ws_bytes += align256(p.bytes);
+  const int64_t need = weight_bytes + ws_bytes + kMemoryMargin;
+  LAYA_REQUIRE(static_cast<int64_t>(free_b) >= need, ErrorKind::unavailable,
+               "GPU {} has {} MiB free; the CUDA engine needs {} MiB (weights {} MiB, workspace {} MiB for {} tokens, "
+               "margin {} MiB)",
+               device_, free_b >> 20, need >> 20, weight_bytes >> 20, ws_bytes >> 20, limits_.max_tokens,
+               kMemoryMargin >> 20);
+
+  // 3. Allocate and upload; any failure releases everything (nothing half-loaded).
+  try {
+    LAYA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    LAYA_CUDA_CHECK(cudaEventCreate(&ev_start_));
+    LAYA_CUDA_CHECK(cudaEventCreate(&ev_stop_));
+    w_ = upload_weights(ckpt, rope_len);
+    LAYA_CUDA_CHECK(cudaMalloc(&ws_.block, static_cast<size_t>(ws_bytes)));
+    ws_.bytes = ws_bytes;
+    int64_t at = 0;
+    for (const auto& p : parts) {
+      *p.ptr = static_cast<std::byte*>(ws_.block) + at;
+      at += align256(p.bytes);
+    }
+    ws_.host_in_elems = max_l.total;
+    ws_.host_out_elems = K + S * dims_.n_act;
+    LAYA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ws_.host_in), static_cast<size_t>(max_l.bytes())));
+    LAYA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ws_.host_out), static_cast<size_t>(ws_.host_out_elems) * 4));
+    // Finite, known contents everywhere (the padding tail reads ids of the staging block).
+    LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
+    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace);
+    LAYA_CUDA_CHECK(cudaDeviceSynchronize());
+  } catch (...) {
+    release();
+    throw;
+  }
+  // One graph holds ~10 nodes per encoder layer and ~8 per decision layer; the exec's device
+  // footprint is small and shares the workspace, so its budget cost is a fixed estimate.
+  const int64_t nodes = 12 + 10 * static_cast<int64_t>(w_.layers.size()) + 8 * static_cast<int64_t>(w_.head.size());
+  graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
+  spdlog::info("cuda: {} ready: weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution",
+               device_name_, w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
+               limits_.max_markers, options.execution);
+  try {
+    warm(options.warmup_shapes);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+CudaBackendImpl::~CudaBackendImpl() { release(); }
+
+void CudaBackendImpl::release() noexcept {
+  if (stream_ != nullptr) cudaStreamSynchronize(stream_);
+  for (auto& [b, exec] : graphs_by_bucket_) cudaGraphExecDestroy(exec);
+  graphs_by_bucket_.clear();
+  book_.clear();
+  gemm_.reset();
+  if (ws_.host_in != nullptr) cudaFreeHost(ws_.host_in);
+  if (ws_.host_out != nullptr) cudaFreeHost(ws_.host_out);
+  if (ws_.block != nullptr) cudaFree(ws_.block);
+  ws_ = Workspace{};
+  free_weights(w_);
+  if (ev_start_ != nullptr) cudaEventDestroy(ev_start_);
+  if (ev_stop_ != nullptr) cudaEventDestroy(ev_stop_);
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  ev_start_ = ev_stop_ = nullptr;
+  stream_ = nullptr;
+}
+
+void CudaBackendImpl::warm(const std::string& shapes) {
+  for (const auto& [rows, len] : parse_shapes(shapes)) {
+    LAYA_REQUIRE(len <= dims_.max_row_len && rows <= limits_.max_rows && rows * len <= limits_.max_tokens,
+                 ErrorKind::bad_request, "warm-up shape {}x{} exceeds the engine's limits", rows, len);
+    engine::Batch b;
+    for (int32_t r = 0; r < rows; ++r) {
+      std::vector<int32_t> ids(static_cast<size_t>(len));
+      for (int32_t i = 0; i < len; ++i) ids[static_cast<size_t>(i)] = (r * 131 + i * 7 + 1) % dims_.vocab;
+      std::vector<int32_t> marks;
+      for (int32_t m = 0; m < std::min(len, 4); ++m) marks.push_back(m);
+      b.add_row(ids, marks, r % 3);
+    }
+    forward(b, nullptr);
+  }
+}
+
+void CudaBackendImpl::clear_graphs() {
+  if (stream_ != nullptr) cudaStreamSynchronize(stream_);
+  for (auto& [b, exec] : graphs_by_bucket_) cudaGraphExecDestroy(exec);
+  graphs_by_bucket_.clear();
+  book_.clear();
+}
+
+int64_t CudaBackendImpl::device_bytes_in_use() const {
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return -1;
+  return static_cast<int64_t>(total_b - free_b) - mem_baseline_;
+}
+
+engine::BackendInfo CudaBackendImpl::info() const {
+  engine::BackendInfo i;
+  i.backend = "cuda";
+  i.device = device_name_;
+  i.precision = "bf16";
+  i.weight_bytes = w_.bytes;
+  i.device_memory_used = device_bytes_in_use();
+  return i;
+}
+
+void CudaBackendImpl::check_usable() const {
+  LAYA_REQUIRE(!failed_, ErrorKind::unavailable, "CUDA engine failed earlier and cannot run: {}", failure_);
+}
+
+void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
+  const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
+  cudaStream_t s = stream_;
+  const int32_t* ids = ws_.in + l.ids;
+  const int32_t* pos = ws_.in + l.pos;
+  const int32_t* tok_row = ws_.in + l.tok_row;
+  const int32_t* row_off = ws_.in + l.row_offsets;
+  const int32_t* qtypes = ws_.in + l.qtypes;
+  const int32_t* mark_off = ws_.in + l.marker_offsets;
+  const int32_t* mark_tok = ws_.in + l.marker_tok;
+  const int32_t* tiles = ws_.in + l.tiles;
+  const int64_t dump_rows = dumps != nullptr ? dumps->tokens() : 0;
+
+  LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.in, ws_.host_in, static_cast<size_t>(l.bytes()), cudaMemcpyHostToDevice, s));
+
+  EmbedLnParams e;
+  e.ids = ids;
+  e.table = w_.tok_emb;
+  e.weight = w_.emb_norm;
+  e.x = ws_.x;
+  e.y = ws_.y;
+  e.tokens = T;
+  e.d = d;
+  e.vocab = dims_.vocab;
+  e.eps = dims_.eps;
+  launch_embed_ln(e, s);
+  if (dumps) dumps->f32("embed", ws_.x, dump_rows, d);
+
+  AttentionParams ap;
+  ap.qkv = ws_.qkv;
+  ap.out = ws_.att;
+  ap.row_offsets = row_off;
+  ap.tiles = tiles;
+  ap.tile_capacity = static_cast<int32_t>(l.tile_capacity);
+  ap.heads = dims_.heads;
+  ap.scale = 0.125f;
+
+  const int32_t L = static_cast<int32_t>(w_.layers.size());
+  for (int32_t i = 0; i < L; ++i) {
+    const auto& lw = w_.layers[static_cast<size_t>(i)];
+    gemm_->run({ws_.y, lw.wqkv, nullptr, ws_.qkv, T, 3 * d, d, false}, s);
+    RopeParams rp;
+    rp.qkv = ws_.qkv;
+    rp.pos = pos;
+    rp.cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
+    rp.sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
+    rp.tokens = T;
+    rp.heads = dims_.heads;
+    rp.table_len = w_.rope_len;
+    launch_rope(rp, s);
+    ap.window = lw.global ? -1 : dims_.local_half;
+    launch_attention(ap, s);
+    gemm_->run({ws_.att, lw.wo, nullptr, ws_.proj, T, d, d, false}, s);
+    AddLnParams a;
+    a.x = ws_.x;
+    a.add = ws_.proj;
+    a.weight = lw.mlp_norm;
+    a.y = ws_.y;
+    a.tokens = T;
+    a.d = d;
+    a.eps = dims_.eps;
+    launch_add_ln(a, s);
+    gemm_->run({ws_.y, lw.wi, nullptr, ws_.up, T, 2 * dims_.inter, d, false}, s);
+    launch_geglu({ws_.up, ws_.g, T, dims_.inter}, s);
+    gemm_->run({ws_.g, lw.mlp_wo, nullptr, ws_.proj, T, d, dims_.inter, false}, s);
+    AddLnParams a2;
+    a2.x = ws_.x;
+    a2.add = ws_.proj;
+    a2.tokens = T;
+    a2.d = d;
+    a2.eps = dims_.eps;
+    if (i + 1 < L) {
+      a2.weight = w_.layers[static_cast<size_t>(i + 1)].attn_norm;
+      a2.y = ws_.y;
+    } else {
+      a2.weight = w_.final_norm;
+      a2.norm_out = ws_.h;
+    }
+    launch_add_ln(a2, s);
+    if (dumps) dumps->f32(fmt::format("encoder.{}", i), ws_.x, dump_rows, d);
+  }
+  if (dumps) dumps->f32("final_norm", ws_.h, dump_rows, d);
+
+  const int32_t H = static_cast<int32_t>(w_.head.size());
+  TypeLnParams tp;
+  tp.x = ws_.h;
+  tp.type_emb = w_.type_emb;
+  tp.tok_row = tok_row;
+  tp.qtypes = qtypes;
+  tp.weight = H > 0 ? w_.head[0].n1_w : w_.scorer_norm_w;  // without decision layers y is unused
+  tp.bias = H > 0 ? w_.head[0].n1_b : w_.scorer_norm_b;
+  tp.y = ws_.y;
+  tp.tokens = T;
+  tp.d = d;
+  tp.eps = 1e-5f;
+  launch_type_ln(tp, s);
+  for (int32_t li = 0; li < H; ++li) {
+    const auto& hw = w_.head[static_cast<size_t>(li)];
+    gemm_->run({ws_.y, hw.in_w, hw.in_b, ws_.qkv, T, 3 * d, d, false}, s);
+    ap.window = -1;
+    launch_attention(ap, s);
+    gemm_->run({ws_.att, hw.out_w, hw.out_b, ws_.proj, T, d, d, false}, s);
+    AddLnParams a;
+    a.x = ws_.h;
+    a.add = ws_.proj;
+    a.weight = hw.n2_w;
+    a.bias = hw.n2_b;
+    a.y = ws_.y;
+    a.tokens = T;
+    a.d = d;
+    a.eps = 1e-5f;
+    launch_add_ln(a, s);
+    gemm_->run({ws_.y, hw.l1_w, hw.l1_b, ws_.up, T, dims_.ffn, d, true}, s);
+    gemm_->run({ws_.up, hw.l2_w, hw.l2_b, ws_.proj, T, d, dims_.ffn, false}, s);
+    AddLnParams a2;
+    a2.x = ws_.h;
+    a2.add = ws_.proj;
+    a2.tokens = T;
+    a2.d = d;
+    a2.eps = 1e-5f;
+    if (li + 1 < H) {
+      a2.weight = w_.head[static_cast<size_t>(li + 1)].n1_w;
+      a2.bias = w_.head[static_cast<size_t>(li + 1)].n1_b;
+      a2.y = ws_.y;
+    }
+    launch_add_ln(a2, s);
+    if (dumps) dumps->f32(fmt::format("head.{}", li), ws_.h, dump_rows, d);
+  }
+  if (dumps) dumps->markers(ws_.h);
+
+  GatherLnParams gp;
+  gp.x = ws_.h;
+  gp.marker_tok = mark_tok;
+  gp.weight = w_.scorer_norm_w;
+  gp.bias = w_.scorer_norm_b;
+  gp.y = ws_.my;
+  gp.markers = K;
+  gp.d = d;
+  gp.tokens = T;
+  gp.eps = 1e-5f;
+  launch_gather_ln(gp, s);
+  gemm_->run({ws_.my, w_.scorer_fc1_w, w_.scorer_fc1_b, ws_.mh, K, d, d, false}, s);
+  launch_gelu({ws_.mh, static_cast<int64_t>(K) * d}, s);
+  SmallLinearParams sl;
+  sl.in = ws_.mh;
+  sl.w = w_.scorer_fc2_w;
+  sl.bias = w_.scorer_fc2_b;
+  sl.out = ws_.logits;
+  sl.rows = K;
+  sl.n = 1;
+  sl.k = d;
+  sl.ld_in = d;
+  launch_small_linear(sl, s);
+  FeaturesParams fp;
+  fp.logits = ws_.logits;
+  fp.marker_offsets = mark_off;
+  fp.row_offsets = row_off;
+  fp.h = ws_.h;
+  fp.act_in = ws_.act_in;
+  fp.logits_out = ws_.out;
+  fp.row_slots = S;
+  fp.markers_pad = K;
+  fp.d = d;
+  launch_features(fp, s);
+  SmallLinearParams a1;
+  a1.in = ws_.act_in;
+  a1.w = w_.act_fc1_w;
+  a1.bias = w_.act_fc1_b;
+  a1.out = ws_.act_h;
+  a1.rows = S;
+  a1.n = dims_.act_hidden;
+  a1.k = d + 4;
+  a1.ld_in = d + 4;
+  a1.gelu = true;
+  launch_small_linear(a1, s);
+  SmallLinearParams a2;
+  a2.in = ws_.act_h;
+  a2.w = w_.act_fc2_w;
+  a2.bias = w_.act_fc2_b;
+  a2.out = ws_.act;
+  a2.out_f32 = ws_.out + K;
+  a2.rows = S;
+  a2.n = dims_.n_act;
+  a2.k = dims_.act_hidden;
+  a2.ld_in = dims_.act_hidden;
+  launch_small_linear(a2, s);
+  LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.host_out, ws_.out, static_cast<size_t>(K + S * dims_.n_act) * 4,
+                                  cudaMemcpyDeviceToHost, s));
+}
+
+void CudaBackendImpl::run_eager(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
+  record(b, l, dumps);
+  ++stats_.eager_runs;
+}
+
+bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec) {
+  cudaGraph_t graph = nullptr;
+  LAYA_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  std::string error;
+  try {
+    record(b, l, nullptr);
+    if (fail_captures_ > 0) {
+      --fail_captures_;
+      error = "injected capture failure (test hook)";
+    }
+  } catch (const std::exception& ex) {
+    error = ex.what();
+  }
+  const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
+  if (error.empty() && end != cudaSuccess) error = fmt::format("cudaStreamEndCapture: {}", cudaGetErrorString(end));
+  cudaError_t inst = cudaSuccess;
+  if (error.empty()) {
+    inst = cudaGraphInstantiate(exec, graph, 0);
+    if (inst != cudaSuccess) error = fmt::format("cudaGraphInstantiate: {}", cudaGetErrorString(inst));
+  }
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  if (!error.empty()) {
+    cudaGetLastError();  // capture errors are not sticky; clear them
+    *exec = nullptr;
+    ++stats_.capture_failures;
+    spdlog::warn("cuda: graph capture for bucket {} failed, running eagerly: {}", b.to_string(), error);
+    return false;
+  }
+  ++stats_.graph_captures;
+  return true;
+}
+
+engine::ForwardResult CudaBackendImpl::forward(const engine::Batch& batch, engine::DumpSink* dumps) {
+  check_usable();
+  engine::ForwardResult result;
+  result.n_act = dims_.n_act;
+  if (batch.rows() == 0) return result;
+  // Everything about the request is validated and staged before the first CUDA call.
+  const Bucket b = choose_bucket(batch.tokens(), batch.rows(), batch.total_markers(), limits_);
+  const StagingLayout l = StagingLayout::for_bucket(b);
+  pack_inputs(batch, b, dims_.vocab, dims_.max_row_len, std::span<int32_t>(ws_.host_in, static_cast<size_t>(l.total)));
+
+  try {
+    LAYA_CUDA_CHECK(cudaSetDevice(device_));
+    if (dumps != nullptr) {
+      DumpCtx ctx(dumps, stream_, batch, dims_.d);
+      LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
+      run_eager(b, l, &ctx);
+    } else if (!graphs_) {
+      LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
+      run_eager(b, l, nullptr);
+    } else {
+      const GraphCacheBook::Plan plan = book_.plan(b, graph_cost_);
+      cudaGraphExec_t exec = nullptr;
+      if (plan.action == GraphCacheBook::Action::hit) {
+        book_.touch(b);
+        exec = graphs_by_bucket_.at(b);
+        ++stats_.graph_replays;
+      } else if (plan.action == GraphCacheBook::Action::capture) {
+        for (const Bucket& victim : plan.evict) {  // evict before building the new graph
+          auto it = graphs_by_bucket_.find(victim);
+          if (it != graphs_by_bucket_.end()) {
+            LAYA_CUDA_CHECK(cudaGraphExecDestroy(it->second));
+            graphs_by_bucket_.erase(it);
+          }
+          book_.erase(victim);
+          ++stats_.evictions;
+        }
+        if (capture(b, l, &exec)) {
+          graphs_by_bucket_[b] = exec;
+          book_.insert(b, graph_cost_);
+        }
+      }
+      LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
+      if (exec != nullptr) {
+        LAYA_CUDA_CHECK(cudaGraphLaunch(exec, stream_));
+      } else {
+        run_eager(b, l, nullptr);
+      }
+    }
+    LAYA_CUDA_CHECK(cudaEventRecord(ev_stop_, stream_));
+    LAYA_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the one synchronisation of a forward
+    float ms = 0.f;
+    LAYA_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_start_, ev_stop_));
+    last_device_ms_ = ms;
+  } catch (const Error& ex) {
+    // Drain what was submitted before the pinned buffers can be reused; a sticky error poisons the
+    // context, so the engine reports itself failed instead of running on corrupted state.
+    const cudaError_t drain = cudaStreamSynchronize(stream_);
+    const cudaError_t last = cudaGetLastError();
+    if (drain != cudaSuccess || (last != cudaSuccess && cudaPeekAtLastError() != cudaSuccess)) {
+      failed_ = true;
+      failure_ = ex.what();
+      spdlog::error("cuda: engine failed: {}", failure_);
+    }
+    throw;
+  }
+  ++stats_.forwards;
+  const int32_t K = batch.total_markers();
+  result.logits.assign(ws_.host_out, ws_.host_out + K);
+  const float* act = ws_.host_out + b.markers;
+  result.act_logits.assign(act, act + static_cast<size_t>(batch.rows()) * dims_.n_act);
+  if (dumps != nullptr) {
+    if (dumps->wants("logits")) dumps->put("logits", result.logits.data(), static_cast<size_t>(K), 1);
+    if (dumps->wants("act_logits"))
+      dumps->put("act_logits", result.act_logits.data(), static_cast<size_t>(batch.rows()),
+                 static_cast<size_t>(dims_.n_act));
+  }
+  return result;
+}
+
+}  // namespace
+
+std::unique_ptr<CudaEngine> make_cuda_engine(const checkpoint::Checkpoint& ckpt, const engine::BackendOptions& options) {
+  return std::make_unique<CudaBackendImpl>(ckpt, options);
+}
+
+std::unique_ptr<engine::Backend> make_cuda_backend(const checkpoint::Checkpoint& ckpt,
+                                                   const engine::BackendOptions& options) {
+  return make_cuda_engine(ckpt, options);
+}
+
+}  // namespace laya::cuda

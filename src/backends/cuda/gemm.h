@@ -1,0 +1,55 @@
+// bf16 GEMMs through cuBLASLt: out[M,N] = act(in[M,K] . W[N,K]^T + bias[N]), fp32 accumulation,
+// one bf16 rounding of (accumulator + bias) — the autocast addmm semantics. ReLU commutes with that
+// rounding, so its epilogue is exact; GELU is NOT fused (cuBLASLt's epilogue is the tanh form), it
+// runs as a separate kernel on the rounded value.
+//
+// The algorithm for each (M, N, K, epilogue) is chosen once by the heuristic and then reused, so
+// the same shape always runs the same kernel: eager, captured and replayed forwards are bitwise
+// identical.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+namespace laya::cuda {
+
+struct GemmArgs {
+  const __nv_bfloat16* in = nullptr;    // [M, K] row-major
+  const __nv_bfloat16* w = nullptr;     // [N, K] row-major (PyTorch Linear layout)
+  const __nv_bfloat16* bias = nullptr;  // [N] or null
+  __nv_bfloat16* out = nullptr;         // [M, N] row-major
+  int32_t m = 0, n = 0, k = 0;
+  bool relu = false;
+};
+
+class Gemm {
+ public:
+  Gemm(void* workspace, size_t workspace_bytes);
+  ~Gemm();
+  Gemm(const Gemm&) = delete;
+  Gemm& operator=(const Gemm&) = delete;
+
+  void run(const GemmArgs& a, cudaStream_t stream);
+  static std::string version();
+
+ private:
+  struct Plan {
+    cublasLtMatmulDesc_t op = nullptr;
+    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+    cublasLtMatmulAlgo_t algo{};
+  };
+  Plan& plan_for(int32_t m, int32_t n, int32_t k, int epilogue);
+
+  cublasLtHandle_t handle_ = nullptr;
+  void* workspace_ = nullptr;
+  size_t workspace_bytes_ = 0;
+  std::map<std::tuple<int32_t, int32_t, int32_t, int>, Plan> plans_;
+};
+
+}  // namespace laya::cuda

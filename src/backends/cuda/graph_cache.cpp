@@ -1,0 +1,67 @@
+#include "backends/cuda/graph_cache.h"
+
+#include "laya/errors.h"
+
+namespace laya::cuda {
+
+GraphCacheBook::GraphCacheBook(int64_t max_shapes, int64_t max_bytes)
+    : max_shapes_(max_shapes), max_bytes_(max_bytes) {
+  LAYA_REQUIRE(max_shapes >= 0 && max_bytes >= 0, ErrorKind::bad_request,
+               "graph cache budgets must be >= 0 (shapes {}, bytes {})", max_shapes, max_bytes);
+}
+
+GraphCacheBook::Plan GraphCacheBook::plan(const Bucket& bucket, int64_t bytes) const {
+  Plan p;
+  if (contains(bucket)) {
+    p.action = Action::hit;
+    return p;
+  }
+  if (!enabled() || bytes > max_bytes_) return p;  // eager
+  p.action = Action::capture;
+  int64_t n = size();
+  int64_t b = bytes_;
+  for (auto it = lru_.begin(); it != lru_.end() && (n + 1 > max_shapes_ || b + bytes > max_bytes_); ++it) {
+    p.evict.push_back(it->bucket);
+    --n;
+    b -= it->bytes;
+  }
+  return p;
+}
+
+void GraphCacheBook::touch(const Bucket& bucket) {
+  auto it = index_.find(bucket);
+  LAYA_ASSERT(it != index_.end(), "touch of uncached bucket {}", bucket.to_string());
+  lru_.splice(lru_.end(), lru_, it->second);
+}
+
+void GraphCacheBook::insert(const Bucket& bucket, int64_t bytes) {
+  LAYA_ASSERT(!contains(bucket), "bucket {} cached twice", bucket.to_string());
+  LAYA_ASSERT(size() + 1 <= max_shapes_ && bytes_ + bytes <= max_bytes_,
+              "insert of {} ({} bytes) breaks the budget ({} shapes / {} bytes in use)", bucket.to_string(), bytes,
+              size(), bytes_);
+  lru_.push_back(Entry{bucket, bytes});
+  index_[bucket] = std::prev(lru_.end());
+  bytes_ += bytes;
+}
+
+void GraphCacheBook::erase(const Bucket& bucket) {
+  auto it = index_.find(bucket);
+  if (it == index_.end()) return;
+  bytes_ -= it->second->bytes;
+  lru_.erase(it->second);
+  index_.erase(it);
+}
+
+void GraphCacheBook::clear() {
+  lru_.clear();
+  index_.clear();
+  bytes_ = 0;
+}
+
+std::vector<Bucket> GraphCacheBook::lru_order() const {
+  std::vector<Bucket> out;
+  for (const auto& e : lru_) out.push_back(e.bucket);
+  return out;
+}
+
+}  // namespace laya::cuda

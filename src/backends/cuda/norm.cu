@@ -1,0 +1,196 @@
+#include "backends/cuda/norm.cuh"
+
+#include "backends/cuda/check.h"
+#include "backends/cuda/common.cuh"
+
+namespace laya::cuda {
+
+namespace {
+
+constexpr int kMaxPairs = 16;  // d <= 1024: 16 bf16/float pairs per lane
+constexpr int kRowsPerBlock = 4;
+
+// Normalises the lane's pairs v[0..2*np) of one row in place: (v - mean) * rstd * w (+ b).
+__device__ __forceinline__ void ln_inplace(float (&v)[2 * kMaxPairs], int np, int d, const float* w, const float* b,
+                                           float eps, int lane) {
+  float s = 0.f;
+#pragma unroll
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np) s += v[2 * j] + v[2 * j + 1];
+  const float mean = dev::warp_sum(s) / static_cast<float>(d);
+  float q = 0.f;
+#pragma unroll
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np) {
+      const float a = v[2 * j] - mean, c = v[2 * j + 1] - mean;
+      q += a * a + c * c;
+    }
+  const float var = dev::warp_sum(q) / static_cast<float>(d);
+  const float rstd = rsqrtf(var + eps);
+#pragma unroll
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np) {
+      const int e = 2 * lane + 64 * j;
+      const float2 ww = *reinterpret_cast<const float2*>(w + e);
+      float a = __fmul_rn(__fmul_rn(v[2 * j] - mean, rstd), ww.x);
+      float c = __fmul_rn(__fmul_rn(v[2 * j + 1] - mean, rstd), ww.y);
+      if (b != nullptr) {
+        const float2 bb = *reinterpret_cast<const float2*>(b + e);
+        a = __fadd_rn(a, bb.x);
+        c = __fadd_rn(c, bb.y);
+      }
+      v[2 * j] = a;
+      v[2 * j + 1] = c;
+    }
+}
+
+__device__ __forceinline__ void store_bf16(__nv_bfloat16* dst, const float (&v)[2 * kMaxPairs], int np, int lane) {
+#pragma unroll
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np)
+      *reinterpret_cast<__nv_bfloat162*>(dst + 2 * lane + 64 * j) = __floats2bfloat162_rn(v[2 * j], v[2 * j + 1]);
+}
+
+__device__ __forceinline__ void store_f32(float* dst, const float (&v)[2 * kMaxPairs], int np, int lane) {
+#pragma unroll
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np) *reinterpret_cast<float2*>(dst + 2 * lane + 64 * j) = make_float2(v[2 * j], v[2 * j + 1]);
+}
+
+__device__ __forceinline__ void load_f32(const float* src, float (&v)[2 * kMaxPairs], int np, int lane) {
+#pragma unroll
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np) {
+      const float2 a = *reinterpret_cast<const float2*>(src + 2 * lane + 64 * j);
+      v[2 * j] = a.x;
+      v[2 * j + 1] = a.y;
+    }
+}
+
+__global__ void embed_ln_kernel(EmbedLnParams p) {
+  const int lane = threadIdx.x & 31;
+  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
+  if (row >= p.tokens) return;
+  const int np = p.d / 64;
+  int id = p.ids[row];
+  id = id < 0 ? 0 : (id >= p.vocab ? p.vocab - 1 : id);  // ids are validated on the host; never read out of range
+  const __half* src = p.table + static_cast<size_t>(id) * p.d;
+  float v[2 * kMaxPairs];
+#pragma unroll
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np) {
+      const float2 a = __half22float2(*reinterpret_cast<const __half2*>(src + 2 * lane + 64 * j));
+      v[2 * j] = a.x;
+      v[2 * j + 1] = a.y;
+    }
+  ln_inplace(v, np, p.d, p.weight, nullptr, p.eps, lane);
+  store_f32(p.x + static_cast<size_t>(row) * p.d, v, np, lane);
+  store_bf16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
+}
+
+__global__ void add_ln_kernel(AddLnParams p) {
+  const int lane = threadIdx.x & 31;
+  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
+  if (row >= p.tokens) return;
+  const int np = p.d / 64;
+  float* x = p.x + static_cast<size_t>(row) * p.d;
+  float v[2 * kMaxPairs];
+  load_f32(x, v, np, lane);
+  if (p.add != nullptr) {
+    const __nv_bfloat16* a = p.add + static_cast<size_t>(row) * p.d;
+#pragma unroll
+    for (int j = 0; j < kMaxPairs; ++j)
+      if (j < np) {
+        const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(a + 2 * lane + 64 * j));
+        v[2 * j] = __fadd_rn(v[2 * j], f.x);
+        v[2 * j + 1] = __fadd_rn(v[2 * j + 1], f.y);
+      }
+    store_f32(x, v, np, lane);
+  }
+  if (p.weight != nullptr) ln_inplace(v, np, p.d, p.weight, p.bias, p.eps, lane);
+  if (p.y != nullptr) store_bf16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
+  if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
+}
+
+__global__ void type_ln_kernel(TypeLnParams p) {
+  const int lane = threadIdx.x & 31;
+  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
+  if (row >= p.tokens) return;
+  const int np = p.d / 64;
+  float* x = p.x + static_cast<size_t>(row) * p.d;
+  int q = p.qtypes[p.tok_row[row]];
+  q = q < 0 ? 0 : (q > 2 ? 2 : q);
+  const float* te = p.type_emb + static_cast<size_t>(q) * p.d;
+  float v[2 * kMaxPairs];
+  load_f32(x, v, np, lane);
+#pragma unroll
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np) {
+      const float2 t = *reinterpret_cast<const float2*>(te + 2 * lane + 64 * j);
+      v[2 * j] = __fadd_rn(v[2 * j], t.x);
+      v[2 * j + 1] = __fadd_rn(v[2 * j + 1], t.y);
+    }
+  store_f32(x, v, np, lane);
+  ln_inplace(v, np, p.d, p.weight, p.bias, p.eps, lane);
+  store_bf16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
+}
+
+__global__ void gather_ln_kernel(GatherLnParams p) {
+  const int lane = threadIdx.x & 31;
+  const int k = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
+  if (k >= p.markers) return;
+  const int np = p.d / 64;
+  int t = p.marker_tok[k];
+  t = t < 0 ? 0 : (t >= p.tokens ? p.tokens - 1 : t);
+  float v[2 * kMaxPairs];
+  load_f32(p.x + static_cast<size_t>(t) * p.d, v, np, lane);
+  ln_inplace(v, np, p.d, p.weight, p.bias, p.eps, lane);
+  store_bf16(p.y + static_cast<size_t>(k) * p.d, v, np, lane);
+}
+
+void check_d(int32_t d, const char* what) {
+  LAYA_REQUIRE(d >= 64 && d <= 64 * kMaxPairs && d % 64 == 0, ErrorKind::internal,
+               "{}: hidden size {} unsupported (multiple of 64, at most {})", what, d, 64 * kMaxPairs);
+}
+
+unsigned grid_for(int32_t rows) { return static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock); }
+
+}  // namespace
+
+void launch_embed_ln(const EmbedLnParams& p, cudaStream_t stream) {
+  check_d(p.d, "embed_ln");
+  LAYA_REQUIRE(p.ids && p.table && p.weight && p.x && p.y && p.tokens >= 0 && p.vocab > 0, ErrorKind::internal,
+               "embed_ln: bad parameters");
+  if (p.tokens == 0) return;
+  embed_ln_kernel<<<grid_for(p.tokens), 32 * kRowsPerBlock, 0, stream>>>(p);
+  LAYA_CUDA_CHECK_LAUNCH();
+}
+
+void launch_add_ln(const AddLnParams& p, cudaStream_t stream) {
+  check_d(p.d, "add_ln");
+  LAYA_REQUIRE(p.x && p.tokens >= 0 && (p.bias == nullptr || p.weight != nullptr), ErrorKind::internal,
+               "add_ln: bad parameters");
+  if (p.tokens == 0) return;
+  add_ln_kernel<<<grid_for(p.tokens), 32 * kRowsPerBlock, 0, stream>>>(p);
+  LAYA_CUDA_CHECK_LAUNCH();
+}
+
+void launch_type_ln(const TypeLnParams& p, cudaStream_t stream) {
+  check_d(p.d, "type_ln");
+  LAYA_REQUIRE(p.x && p.type_emb && p.tok_row && p.qtypes && p.weight && p.y && p.tokens >= 0, ErrorKind::internal,
+               "type_ln: bad parameters");
+  if (p.tokens == 0) return;
+  type_ln_kernel<<<grid_for(p.tokens), 32 * kRowsPerBlock, 0, stream>>>(p);
+  LAYA_CUDA_CHECK_LAUNCH();
+}
+
+void launch_gather_ln(const GatherLnParams& p, cudaStream_t stream) {
+  check_d(p.d, "gather_ln");
+  LAYA_REQUIRE(p.x && p.marker_tok && p.weight && p.y && p.markers >= 0 && p.tokens > 0, ErrorKind::internal,
+               "gather_ln: bad parameters");
+  if (p.markers == 0) return;
+  gather_ln_kernel<<<grid_for(p.markers), 32 * kRowsPerBlock, 0, stream>>>(p);
+  LAYA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace laya::cuda

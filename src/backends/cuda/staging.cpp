@@ -1,0 +1,88 @@
+#include "backends/cuda/staging.h"
+
+#include <algorithm>
+
+#include "laya/errors.h"
+
+namespace laya::cuda {
+
+namespace {
+int64_t align16(int64_t n) { return (n + 15) / 16 * 16; }
+}  // namespace
+
+StagingLayout StagingLayout::for_bucket(const Bucket& b) {
+  StagingLayout l;
+  int64_t at = 0;
+  auto take = [&at](int64_t n) {
+    const int64_t start = at;
+    at += align16(n);
+    return start;
+  };
+  l.tile_capacity = attention_tile_capacity(b);
+  l.ids = take(b.tokens);
+  l.pos = take(b.tokens);
+  l.tok_row = take(b.tokens);
+  l.row_offsets = take(b.row_slots() + 1);
+  l.qtypes = take(b.row_slots());
+  l.marker_offsets = take(b.row_slots() + 1);
+  l.marker_tok = take(b.markers);
+  l.tiles = take(l.tile_capacity * 2);
+  l.total = at;
+  return l;
+}
+
+StagedCounts pack_inputs(const engine::Batch& batch, const Bucket& bucket, int32_t vocab_size,
+                         int32_t max_row_len, std::span<int32_t> out) {
+  // Everything is checked before the first write.
+  batch.validate(vocab_size, max_row_len);
+  const int32_t t = batch.tokens(), r = batch.rows(), k = batch.total_markers();
+  LAYA_REQUIRE(bucket.fits(t, r, k), ErrorKind::internal,
+               "batch ({} tokens, {} rows, {} markers) does not fit bucket {}", t, r, k, bucket.to_string());
+  const StagingLayout l = StagingLayout::for_bucket(bucket);
+  LAYA_REQUIRE(static_cast<int64_t>(out.size()) == l.total, ErrorKind::internal,
+               "staging block holds {} elements, bucket {} needs {}", out.size(), bucket.to_string(), l.total);
+
+  std::fill(out.begin(), out.end(), 0);
+  int32_t* ids = out.data() + l.ids;
+  int32_t* pos = out.data() + l.pos;
+  int32_t* tok_row = out.data() + l.tok_row;
+  int32_t* row_off = out.data() + l.row_offsets;
+  int32_t* qtypes = out.data() + l.qtypes;
+  int32_t* mark_off = out.data() + l.marker_offsets;
+  int32_t* mark_tok = out.data() + l.marker_tok;
+  int32_t* tiles = out.data() + l.tiles;
+
+  std::copy(batch.token_ids.begin(), batch.token_ids.end(), ids);
+  const int32_t slots = bucket.row_slots();
+  // Row slots: real rows, then empty rows, then the tail row holding the padding tokens.
+  for (int32_t s = 0; s <= slots; ++s) {
+    row_off[s] = s <= r ? batch.row_offsets[static_cast<size_t>(s)] : (s == slots ? bucket.tokens : t);
+    mark_off[s] = s <= r ? batch.marker_offsets[static_cast<size_t>(s)] : k;
+  }
+  for (int32_t s = 0; s < slots; ++s) qtypes[s] = s < r ? batch.qtypes[static_cast<size_t>(s)] : 0;
+  for (int32_t s = 0; s < slots; ++s) {
+    for (int32_t i = row_off[s]; i < row_off[s + 1]; ++i) {
+      pos[i] = i - row_off[s];
+      tok_row[i] = s;
+    }
+  }
+  for (int32_t s = 0; s < r; ++s) {
+    for (int32_t m = mark_off[s]; m < mark_off[s + 1]; ++m) mark_tok[m] = row_off[s] + batch.markers[static_cast<size_t>(m)];
+  }
+  int32_t n_tiles = 0;
+  for (int32_t s = 0; s < slots; ++s) {
+    for (int32_t q = row_off[s]; q < row_off[s + 1]; q += kAttnTile) {
+      LAYA_ASSERT(n_tiles < l.tile_capacity, "attention tile table overflow in bucket {}", bucket.to_string());
+      tiles[2 * n_tiles] = s;
+      tiles[2 * n_tiles + 1] = q;
+      ++n_tiles;
+    }
+  }
+  for (int64_t i = n_tiles; i < l.tile_capacity; ++i) {
+    tiles[2 * i] = -1;
+    tiles[2 * i + 1] = -1;
+  }
+  return StagedCounts{t, r, k, n_tiles};
+}
+
+}  // namespace laya::cuda

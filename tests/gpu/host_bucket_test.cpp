@@ -1,0 +1,80 @@
+// Bucket choice and shape parsing of the CUDA engine (host-side, runs without a GPU).
+#include <gtest/gtest.h>
+
+#include "backends/cuda/bucket.h"
+#include "laya/errors.h"
+
+namespace laya::cuda {
+namespace {
+
+TEST(CudaBucket, RoundUpBoundedWastesAtMostAnEighthAboveTheMinimumStep) {
+  for (int32_t n = 1; n <= 20000; ++n) {
+    const int32_t r = round_up_bounded(n, 16);
+    ASSERT_GE(r, n);
+    ASSERT_EQ(r % 16, 0) << n;
+    if (n >= 128) {
+      ASSERT_LE(static_cast<double>(r - n), static_cast<double>(n) / 8.0) << n;
+    }
+  }
+  EXPECT_EQ(round_up_bounded(48, 16), 48);
+  EXPECT_EQ(round_up_bounded(464, 16), 480);
+  EXPECT_EQ(round_up_bounded(512, 16), 512);
+  EXPECT_EQ(round_up_bounded(8192, 16), 8192);
+  EXPECT_EQ(round_up_bounded(7, 1), 7);
+}
+
+TEST(CudaBucket, ChooseBucketPadsEachDimensionAndClampsToLimits) {
+  BucketLimits lim{8192, 16, 2048};
+  const Bucket b = choose_bucket(48, 1, 3, lim);
+  EXPECT_EQ(b, (Bucket{48, 1, 8}));
+  const Bucket c = choose_bucket(1856, 4, 12, lim);
+  EXPECT_EQ(c.tokens, 1920);
+  EXPECT_EQ(c.rows, 4);
+  EXPECT_EQ(c.markers, 16);
+  const Bucket full = choose_bucket(8192, 16, 2048, lim);
+  EXPECT_EQ(full, (Bucket{8192, 16, 2048}));
+  const Bucket near = choose_bucket(8100, 15, 2000, lim);
+  EXPECT_EQ(near, (Bucket{8192, 15, 2048}));
+  EXPECT_TRUE(near.fits(8100, 15, 2000));
+  EXPECT_EQ(near.row_slots(), 16);
+}
+
+TEST(CudaBucket, OversizedBatchesAreRejectedNamingTheDimension) {
+  BucketLimits lim{1024, 4, 32};
+  try {
+    choose_bucket(1025, 1, 1, lim);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::too_large);
+    EXPECT_NE(std::string(e.what()).find("tokens"), std::string::npos);
+  }
+  EXPECT_THROW(choose_bucket(10, 5, 1, lim), Error);
+  EXPECT_THROW(choose_bucket(10, 1, 33, lim), Error);
+  EXPECT_THROW(choose_bucket(0, 1, 1, lim), Error);
+}
+
+TEST(CudaBucket, TileCapacityCoversEveryRowSplit) {
+  // Worst case: every row slot holds a length that wastes a partial tile.
+  for (int32_t rows = 1; rows <= 8; ++rows) {
+    const Bucket b{rows * 65 + 16, rows, 8};
+    int32_t need = 0;
+    for (int32_t r = 0; r < rows; ++r) need += 2;  // 65 tokens -> 2 tiles
+    need += 1;                                      // tail of 16 tokens
+    EXPECT_GE(attention_tile_capacity(b), need) << rows;
+  }
+}
+
+TEST(CudaBucket, ParseShapes) {
+  const auto s = parse_shapes("1x48, 4x64,16x512");
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0], (std::pair<int32_t, int32_t>{1, 48}));
+  EXPECT_EQ(s[2], (std::pair<int32_t, int32_t>{16, 512}));
+  EXPECT_TRUE(parse_shapes("").empty());
+  EXPECT_THROW(parse_shapes("4x"), Error);
+  EXPECT_THROW(parse_shapes("ax4"), Error);
+  EXPECT_THROW(parse_shapes("0x4"), Error);
+  EXPECT_THROW(parse_shapes("4x4x4"), Error);
+}
+
+}  // namespace
+}  // namespace laya::cuda

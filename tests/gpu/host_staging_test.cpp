@@ -1,0 +1,93 @@
+// Staging of a forward's inputs (host-side, runs without a GPU): layout, packing, the dummy tail
+// row, the attention tile table, and validation before anything is written.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "backends/cuda/staging.h"
+#include "laya/errors.h"
+
+namespace laya::cuda {
+namespace {
+
+engine::Batch two_rows() {
+  engine::Batch b;
+  std::vector<int32_t> r0(70), r1(5);
+  for (int i = 0; i < 70; ++i) r0[static_cast<size_t>(i)] = 10 + i;
+  for (int i = 0; i < 5; ++i) r1[static_cast<size_t>(i)] = 200 + i;
+  b.add_row(r0, std::vector<int32_t>{3, 9}, 1);
+  b.add_row(r1, std::vector<int32_t>{4}, 2);
+  return b;
+}
+
+TEST(CudaStaging, LayoutSectionsAreAlignedAndDisjoint) {
+  const Bucket b{96, 3, 8};
+  const auto l = StagingLayout::for_bucket(b);
+  const std::vector<int64_t> starts{l.ids, l.pos, l.tok_row, l.row_offsets, l.qtypes, l.marker_offsets, l.marker_tok, l.tiles};
+  for (size_t i = 0; i < starts.size(); ++i) {
+    EXPECT_EQ(starts[i] % 16, 0);
+    if (i > 0) {
+      EXPECT_GT(starts[i], starts[i - 1]);
+    }
+  }
+  EXPECT_GE(l.pos - l.ids, 96);
+  EXPECT_GE(l.total - l.tiles, l.tile_capacity * 2);
+}
+
+TEST(CudaStaging, PacksRowsTailAndTiles) {
+  const engine::Batch batch = two_rows();
+  const Bucket b{96, 3, 8};
+  const auto l = StagingLayout::for_bucket(b);
+  std::vector<int32_t> buf(static_cast<size_t>(l.total), -7);
+  const StagedCounts c = pack_inputs(batch, b, 1000, 128, buf);
+  EXPECT_EQ(c.tokens, 75);
+  EXPECT_EQ(c.rows, 2);
+  EXPECT_EQ(c.markers, 3);
+  const int32_t* ro = buf.data() + l.row_offsets;
+  // slots: row 0, row 1, empty row 2, tail (slot 3) holding tokens 75..95
+  EXPECT_EQ(std::vector<int32_t>(ro, ro + 5), (std::vector<int32_t>{0, 70, 75, 75, 96}));
+  const int32_t* mo = buf.data() + l.marker_offsets;
+  EXPECT_EQ(std::vector<int32_t>(mo, mo + 5), (std::vector<int32_t>{0, 2, 3, 3, 3}));
+  const int32_t* mt = buf.data() + l.marker_tok;
+  EXPECT_EQ(std::vector<int32_t>(mt, mt + 8), (std::vector<int32_t>{3, 9, 74, 0, 0, 0, 0, 0}));
+  const int32_t* ids = buf.data() + l.ids;
+  EXPECT_EQ(ids[0], 10);
+  EXPECT_EQ(ids[70], 200);
+  EXPECT_EQ(ids[80], 0);  // tail padding
+  const int32_t* pos = buf.data() + l.pos;
+  EXPECT_EQ(pos[69], 69);
+  EXPECT_EQ(pos[70], 0);
+  EXPECT_EQ(pos[75], 0);
+  EXPECT_EQ(pos[95], 20);
+  const int32_t* tr = buf.data() + l.tok_row;
+  EXPECT_EQ(tr[0], 0);
+  EXPECT_EQ(tr[72], 1);
+  EXPECT_EQ(tr[90], 3);
+  const int32_t* qt = buf.data() + l.qtypes;
+  EXPECT_EQ(std::vector<int32_t>(qt, qt + 4), (std::vector<int32_t>{1, 2, 0, 0}));
+  // tiles: row 0 -> q 0, 64; row 1 -> 70; tail -> 75
+  EXPECT_EQ(c.tiles, 4);
+  const int32_t* t = buf.data() + l.tiles;
+  EXPECT_EQ(std::vector<int32_t>(t, t + 8), (std::vector<int32_t>{0, 0, 0, 64, 1, 70, 3, 75}));
+  for (int64_t i = c.tiles; i < l.tile_capacity; ++i) EXPECT_EQ(t[2 * i], -1);
+}
+
+TEST(CudaStaging, InvalidBatchWritesNothing) {
+  engine::Batch bad = two_rows();
+  bad.token_ids[3] = 5000;  // out of vocabulary
+  const Bucket b{96, 3, 8};
+  const auto l = StagingLayout::for_bucket(b);
+  std::vector<int32_t> buf(static_cast<size_t>(l.total), -7);
+  EXPECT_THROW(pack_inputs(bad, b, 1000, 128, buf), Error);
+  for (int32_t v : buf) ASSERT_EQ(v, -7);
+  engine::Batch long_row;
+  long_row.add_row(std::vector<int32_t>(129, 1), std::vector<int32_t>{0}, 0);
+  std::vector<int32_t> buf2(static_cast<size_t>(StagingLayout::for_bucket(Bucket{144, 1, 8}).total));
+  EXPECT_THROW(pack_inputs(long_row, Bucket{144, 1, 8}, 1000, 128, buf2), Error);
+  // does not fit the bucket
+  EXPECT_THROW(pack_inputs(two_rows(), Bucket{64, 3, 8}, 1000, 128, buf), Error);
+  for (int32_t v : buf) ASSERT_EQ(v, -7);
+}
+
+}  // namespace
+}  // namespace laya::cuda

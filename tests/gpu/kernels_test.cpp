@@ -1,0 +1,406 @@
+// Every CUDA kernel against the CPU reference op (backends/cpu/ops.h) on random data, with edge
+// shapes (length 1, window edges, empty rows, lengths up to 1024) and outputs poisoned with NaN
+// before each run so an unwritten element fails.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "backends/cpu/ops.h"
+#include "backends/cuda/activation.cuh"
+#include "backends/cuda/attention.cuh"
+#include "backends/cuda/gemm.h"
+#include "backends/cuda/heads.cuh"
+#include "backends/cuda/norm.cuh"
+#include "backends/cuda/rope.cuh"
+#include "backends/cuda/tile.h"
+#include "checkpoint/convert.h"
+#include "gpu_support.h"
+#include "laya/errors.h"
+
+namespace laya::cuda {
+namespace {
+
+using test::compare;
+
+template <typename T>
+class Dev {
+ public:
+  explicit Dev(size_t n) : n_(n) {
+    EXPECT_EQ(cudaMalloc(&p_, std::max<size_t>(n, 1) * sizeof(T)), cudaSuccess);
+    poison();
+  }
+  Dev(const std::vector<T>& h) : Dev(h.size()) { up(h); }
+  ~Dev() { cudaFree(p_); }
+  T* get() const { return static_cast<T*>(p_); }
+  void up(const std::vector<T>& h) { EXPECT_EQ(cudaMemcpy(p_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess); }
+  std::vector<T> down() const {
+    std::vector<T> h(n_);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+  }
+  void poison() { cudaMemset(p_, 0xFF, std::max<size_t>(n_, 1) * sizeof(T)); }  // NaN in f32/bf16/f16
+
+ private:
+  void* p_ = nullptr;
+  size_t n_;
+};
+
+using bf16v = std::vector<__nv_bfloat16>;
+
+bf16v to_bf16(const std::vector<float>& f) {
+  bf16v out(f.size());
+  for (size_t i = 0; i < f.size(); ++i) {
+    const uint16_t b = checkpoint::f32_to_bf16(f[i]);
+    std::memcpy(static_cast<void*>(&out[i]), &b, 2);
+  }
+  return out;
+}
+std::vector<float> from_bf16(const bf16v& b) {
+  std::vector<float> out(b.size());
+  for (size_t i = 0; i < b.size(); ++i) {
+    uint16_t u;
+    std::memcpy(&u, static_cast<const void*>(&b[i]), 2);
+    out[i] = checkpoint::bf16_to_f32(u);
+  }
+  return out;
+}
+std::vector<float> randn(std::mt19937& rng, size_t n, float scale = 1.f, float mean = 0.f) {
+  std::normal_distribution<float> d(mean, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+std::vector<float> round_bf16(const std::vector<float>& f) { return from_bf16(to_bf16(f)); }
+
+void expect_close(const std::vector<float>& got, const std::vector<float>& ref, const char* what) {
+  const auto d = compare(got, ref);
+  EXPECT_TRUE(d.ok()) << what << ": nRMS " << d.nrms << " max|d| " << d.max_abs << " ref max " << d.ref_max
+                      << " finite " << d.finite;
+}
+
+// Row offsets and the 64-query tile table for the given lengths (0 = empty row).
+void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std::vector<int32_t>& tiles) {
+  offs = {0};
+  tiles.clear();
+  for (size_t r = 0; r < lens.size(); ++r) {
+    for (int32_t q = offs.back(); q < offs.back() + lens[r]; q += kAttnTile) {
+      tiles.push_back(static_cast<int32_t>(r));
+      tiles.push_back(q);
+    }
+    offs.push_back(offs.back() + lens[r]);
+  }
+  tiles.push_back(-1);  // one unused tile, as buckets have
+  tiles.push_back(-1);
+}
+
+void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int32_t> offs, tiles;
+  tiles_for(lens, offs, tiles);
+  const int32_t T = offs.back(), d = heads * 64;
+  const auto qkv = round_bf16(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f));
+  Dev<__nv_bfloat16> dq(to_bf16(qkv));
+  Dev<__nv_bfloat16> dout(static_cast<size_t>(T) * d);
+  Dev<int32_t> doffs(offs), dtiles(tiles);
+  AttentionParams p;
+  p.qkv = dq.get();
+  p.out = dout.get();
+  p.row_offsets = doffs.get();
+  p.tiles = dtiles.get();
+  p.tile_capacity = static_cast<int32_t>(tiles.size() / 2);
+  p.heads = heads;
+  p.window = window;
+  launch_attention(p, nullptr);
+  const auto got = from_bf16(dout.down());
+  std::vector<float> ref(static_cast<size_t>(T) * d);
+  cpu::AttentionParams c;
+  c.q = qkv.data();
+  c.k = qkv.data() + d;
+  c.v = qkv.data() + 2 * d;
+  c.ld_q = c.ld_k = c.ld_v = 3 * d;
+  c.out = ref.data();
+  c.ld_out = d;
+  c.row_offsets = offs.data();
+  c.rows = static_cast<int32_t>(lens.size());
+  c.heads = heads;
+  c.window_half = window;
+  cpu::attention(c);
+  expect_close(got, ref, "attention");
+}
+
+TEST(CudaKernels, AttentionGlobalVarlen) {
+  LAYA_REQUIRE_GPU();
+  run_attention_case({1, 2, 63, 64, 65, 0, 200, 513}, 2, -1, 1);
+  run_attention_case({1024, 7}, 16, -1, 2);
+}
+
+TEST(CudaKernels, AttentionLocalWindowEdges) {
+  LAYA_REQUIRE_GPU();
+  run_attention_case({1, 64, 65, 129, 130, 0, 300, 1024}, 2, 64, 3);
+  run_attention_case({5, 70, 33}, 4, 3, 4);
+  run_attention_case({512, 512, 512, 512}, 16, 64, 5);
+}
+
+TEST(CudaKernels, RopeMatchesReference) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(7);
+  const int32_t heads = 4, d = heads * 64, table_len = 600;
+  const std::vector<int32_t> lens{1, 33, 600};
+  std::vector<int32_t> pos;
+  for (int32_t l : lens)
+    for (int32_t i = 0; i < l; ++i) pos.push_back(i);
+  const int32_t T = static_cast<int32_t>(pos.size());
+  for (double theta : {160000.0, 10000.0}) {
+    const auto table = cpu::make_rope_table(theta, table_len, 64);
+    std::vector<float> hc(static_cast<size_t>(table_len) * 32), hs(hc.size());
+    for (int32_t p = 0; p < table_len; ++p)
+      for (int j = 0; j < 32; ++j) {
+        hc[static_cast<size_t>(p * 32 + j)] = table.cos[static_cast<size_t>(p * 64 + j)];
+        hs[static_cast<size_t>(p * 32 + j)] = table.sin[static_cast<size_t>(p * 64 + j)];
+      }
+    auto qkv = round_bf16(randn(rng, static_cast<size_t>(T) * 3 * d));
+    Dev<__nv_bfloat16> dq(to_bf16(qkv));
+    Dev<int32_t> dpos(pos);
+    Dev<float> dc(hc), ds(hs);
+    launch_rope({dq.get(), dpos.get(), dc.get(), ds.get(), T, heads, table_len}, nullptr);
+    const auto got = from_bf16(dq.down());
+    int32_t at = 0;
+    for (int32_t l : lens) {
+      cpu::rope_rotate_half(qkv.data() + static_cast<size_t>(at) * 3 * d, l, 3 * d, heads, table);
+      cpu::rope_rotate_half(qkv.data() + static_cast<size_t>(at) * 3 * d + d, l, 3 * d, heads, table);
+      at += l;
+    }
+    expect_close(got, qkv, "rope");
+  }
+}
+
+TEST(CudaKernels, EmbedLayerNormMatchesReference) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(11);
+  for (int32_t d : {128, 768, 1024}) {
+    const int32_t vocab = 50, T = 37;
+    std::vector<uint16_t> table16(static_cast<size_t>(vocab) * d);
+    const auto tf = randn(rng, table16.size(), 0.5f);
+    for (size_t i = 0; i < tf.size(); ++i) table16[i] = checkpoint::f32_to_f16(tf[i]);
+    std::vector<int32_t> ids(T);
+    for (int32_t i = 0; i < T; ++i) ids[static_cast<size_t>(i)] = (i * 17) % vocab;
+    const auto w = randn(rng, static_cast<size_t>(d), 0.1f, 1.f);
+    Dev<uint16_t> dt(table16);
+    Dev<int32_t> di(ids);
+    Dev<float> dw(w), dx(static_cast<size_t>(T) * d);
+    Dev<__nv_bfloat16> dy(static_cast<size_t>(T) * d);
+    EmbedLnParams p;
+    p.ids = di.get();
+    p.table = reinterpret_cast<const __half*>(dt.get());
+    p.weight = dw.get();
+    p.x = dx.get();
+    p.y = dy.get();
+    p.tokens = T;
+    p.d = d;
+    p.vocab = vocab;
+    launch_embed_ln(p, nullptr);
+    std::vector<float> rows(static_cast<size_t>(T) * d), ref(rows.size());
+    for (int32_t t = 0; t < T; ++t)
+      for (int32_t e = 0; e < d; ++e)
+        rows[static_cast<size_t>(t * d + e)] = checkpoint::f16_to_f32(table16[static_cast<size_t>(ids[t] * d + e)]);
+    cpu::layer_norm(rows.data(), T, d, w.data(), nullptr, 1e-5f, ref.data());
+    const auto x = dx.down();
+    const auto dd = compare(x, ref);
+    EXPECT_TRUE(dd.finite && dd.nrms < 1e-5) << "embed x d=" << d << " nRMS " << dd.nrms;
+    expect_close(from_bf16(dy.down()), ref, "embed y");
+  }
+}
+
+TEST(CudaKernels, AddLayerNormGatherAndTypeMatchReference) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(13);
+  const int32_t d = 1024, T = 19;
+  const auto x0 = randn(rng, static_cast<size_t>(T) * d, 3.f);
+  const auto add = round_bf16(randn(rng, x0.size()));
+  const auto w = randn(rng, d, 0.1f, 1.f), bias = randn(rng, d, 0.1f);
+  Dev<float> dx(x0), dw(w), db(bias), dn(x0.size());
+  Dev<__nv_bfloat16> da(to_bf16(add)), dy(x0.size());
+  AddLnParams p;
+  p.x = dx.get();
+  p.add = da.get();
+  p.weight = dw.get();
+  p.bias = db.get();
+  p.y = dy.get();
+  p.norm_out = dn.get();
+  p.tokens = T;
+  p.d = d;
+  launch_add_ln(p, nullptr);
+  std::vector<float> sum(x0.size()), ref(x0.size());
+  for (size_t i = 0; i < sum.size(); ++i) sum[i] = x0[i] + add[i];
+  cpu::layer_norm(sum.data(), T, d, w.data(), bias.data(), 1e-5f, ref.data());
+  EXPECT_EQ(dx.down(), sum);  // fp32 residual add is exact-equal
+  const auto dd = compare(dn.down(), ref);
+  EXPECT_TRUE(dd.finite && dd.nrms < 1e-5) << dd.nrms;
+  expect_close(from_bf16(dy.down()), ref, "add_ln y");
+
+  // gather + LN at marker rows
+  const std::vector<int32_t> marks{0, 5, 18, 5};
+  Dev<int32_t> dm(marks);
+  Dev<__nv_bfloat16> dg(marks.size() * d);
+  GatherLnParams g;
+  g.x = dx.get();
+  g.marker_tok = dm.get();
+  g.weight = dw.get();
+  g.bias = db.get();
+  g.y = dg.get();
+  g.markers = 4;
+  g.d = d;
+  g.tokens = T;
+  launch_gather_ln(g, nullptr);
+  std::vector<float> gref(marks.size() * d);
+  for (size_t k = 0; k < marks.size(); ++k)
+    std::copy_n(ref.begin() + marks[k] * d, d, gref.begin() + static_cast<int64_t>(k) * d);
+  expect_close(from_bf16(dg.down()), gref, "gather_ln");
+
+  // type embedding + LN
+  const auto te = randn(rng, 3 * d);
+  std::vector<int32_t> tok_row(T), qt{2, 0, 1};
+  for (int32_t t = 0; t < T; ++t) tok_row[static_cast<size_t>(t)] = t < 7 ? 0 : (t < 12 ? 1 : 2);
+  Dev<float> dte(te), dh(x0);
+  Dev<int32_t> dtr(tok_row), dqt(qt);
+  Dev<__nv_bfloat16> dy2(x0.size());
+  TypeLnParams tp;
+  tp.x = dh.get();
+  tp.type_emb = dte.get();
+  tp.tok_row = dtr.get();
+  tp.qtypes = dqt.get();
+  tp.weight = dw.get();
+  tp.bias = db.get();
+  tp.y = dy2.get();
+  tp.tokens = T;
+  tp.d = d;
+  launch_type_ln(tp, nullptr);
+  std::vector<float> h2(x0.size()), ref2(x0.size());
+  for (int32_t t = 0; t < T; ++t)
+    for (int32_t e = 0; e < d; ++e)
+      h2[static_cast<size_t>(t * d + e)] = x0[static_cast<size_t>(t * d + e)] + te[static_cast<size_t>(qt[tok_row[t]] * d + e)];
+  cpu::layer_norm(h2.data(), T, d, w.data(), bias.data(), 1e-5f, ref2.data());
+  EXPECT_EQ(dh.down(), h2);
+  expect_close(from_bf16(dy2.down()), ref2, "type_ln");
+}
+
+TEST(CudaKernels, GegluAndGeluMatchReference) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(17);
+  const int32_t rows = 23, inter = 2624;
+  const auto up = round_bf16(randn(rng, static_cast<size_t>(rows) * 2 * inter, 2.f));
+  Dev<__nv_bfloat16> du(to_bf16(up)), dout(static_cast<size_t>(rows) * inter);
+  launch_geglu({du.get(), dout.get(), rows, inter}, nullptr);
+  std::vector<float> ref(static_cast<size_t>(rows) * inter);
+  cpu::geglu(up.data(), rows, inter, ref.data());
+  expect_close(from_bf16(dout.down()), ref, "geglu");
+  auto g = round_bf16(randn(rng, 1000, 3.f));
+  Dev<__nv_bfloat16> dg(to_bf16(g));
+  launch_gelu({dg.get(), 1000}, nullptr);
+  cpu::gelu_erf(g.data(), 1000);
+  expect_close(from_bf16(dg.down()), g, "gelu");
+}
+
+TEST(CudaKernels, GemmMatchesReferenceWithBiasAndRelu) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(19);
+  void* ws = nullptr;
+  ASSERT_EQ(cudaMalloc(&ws, 32u << 20), cudaSuccess);
+  {
+    Gemm gemm(ws, 32u << 20);
+    for (auto [m, n, k] : {std::tuple{37, 384, 128}, std::tuple{1, 3072, 1024}, std::tuple{513, 1024, 2624}}) {
+      const auto a = round_bf16(randn(rng, static_cast<size_t>(m) * k));
+      const auto w = round_bf16(randn(rng, static_cast<size_t>(n) * k, 0.02f));
+      const auto b = round_bf16(randn(rng, static_cast<size_t>(n), 0.1f));
+      Dev<__nv_bfloat16> da(to_bf16(a)), dw(to_bf16(w)), db(to_bf16(b)), dc(static_cast<size_t>(m) * n);
+      for (int variant = 0; variant < 3; ++variant) {
+        dc.poison();
+        GemmArgs g{da.get(), dw.get(), variant == 0 ? nullptr : db.get(), dc.get(), m, n, k, variant == 2};
+        gemm.run(g, nullptr);
+        std::vector<float> ref(static_cast<size_t>(m) * n);
+        cpu::linear(a.data(), m, k, w.data(), variant == 0 ? nullptr : b.data(), n, ref.data());
+        if (variant == 2) cpu::relu(ref.data(), static_cast<int64_t>(ref.size()));
+        expect_close(from_bf16(dc.down()), ref, "gemm");
+      }
+    }
+  }
+  cudaFree(ws);
+}
+
+TEST(CudaKernels, SmallLinearAndFeaturesMatchReference) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(23);
+  const int32_t rows = 5, k = 1028, n = 256;
+  const auto a = round_bf16(randn(rng, static_cast<size_t>(rows) * k));
+  const auto w = round_bf16(randn(rng, static_cast<size_t>(n) * k, 0.05f));
+  const auto b = round_bf16(randn(rng, static_cast<size_t>(n), 0.1f));
+  Dev<__nv_bfloat16> da(to_bf16(a)), dw(to_bf16(w)), db(to_bf16(b)), dout(static_cast<size_t>(rows) * n);
+  Dev<float> df(static_cast<size_t>(rows) * n);
+  SmallLinearParams p;
+  p.in = da.get();
+  p.w = dw.get();
+  p.bias = db.get();
+  p.out = dout.get();
+  p.out_f32 = df.get();
+  p.rows = rows;
+  p.n = n;
+  p.k = k;
+  p.ld_in = k;
+  p.gelu = true;
+  launch_small_linear(p, nullptr);
+  std::vector<float> ref(static_cast<size_t>(rows) * n);
+  cpu::linear(a.data(), rows, k, w.data(), b.data(), n, ref.data());
+  cpu::gelu_erf(ref.data(), static_cast<int64_t>(ref.size()));
+  expect_close(df.down(), ref, "small_linear");
+  EXPECT_EQ(from_bf16(dout.down()), df.down());
+
+  // features: rows with 1, 3 and 0 markers; the CLS state of each row
+  const int32_t d = 128;
+  const std::vector<int32_t> mo{0, 1, 4, 4}, ro{0, 3, 9, 9};
+  const auto logits = round_bf16(randn(rng, 6, 2.f));  // 4 real + 2 padding markers
+  const auto h = randn(rng, static_cast<size_t>(9) * d, 5.f);
+  Dev<__nv_bfloat16> dl(to_bf16(logits)), dact(static_cast<size_t>(3) * (d + 4));
+  Dev<int32_t> dmo(mo), dro(ro);
+  Dev<float> dh(h), dlo(6);
+  FeaturesParams fp;
+  fp.logits = dl.get();
+  fp.marker_offsets = dmo.get();
+  fp.row_offsets = dro.get();
+  fp.h = dh.get();
+  fp.act_in = dact.get();
+  fp.logits_out = dlo.get();
+  fp.row_slots = 3;
+  fp.markers_pad = 6;
+  fp.d = d;
+  launch_features(fp, nullptr);
+  EXPECT_EQ(dlo.down(), logits);
+  const auto act = from_bf16(dact.down());
+  for (int32_t r = 0; r < 2; ++r) {
+    const auto f = cpu::act_features(std::span<const float>(logits.data() + mo[r], static_cast<size_t>(mo[r + 1] - mo[r])));
+    for (int i = 0; i < 4; ++i)
+      EXPECT_NEAR(act[static_cast<size_t>(r * (d + 4) + d + i)], f[static_cast<size_t>(i)], 4e-3) << r << " " << i;
+    for (int32_t e = 0; e < d; ++e)
+      ASSERT_NEAR(act[static_cast<size_t>(r * (d + 4) + e)], h[static_cast<size_t>(ro[r] * d + e)],
+                  std::fabs(h[static_cast<size_t>(ro[r] * d + e)]) * 4e-3);
+  }
+  for (int32_t e = 0; e < d + 4; ++e) EXPECT_EQ(act[static_cast<size_t>(2 * (d + 4) + e)], 0.f);  // empty row
+}
+
+TEST(CudaKernels, LaunchersRejectBadShapes) {
+  AttentionParams p;  // null pointers
+  EXPECT_THROW(launch_attention(p, nullptr), Error);
+  AddLnParams a;
+  a.d = 100;  // not a multiple of 64
+  EXPECT_THROW(launch_add_ln(a, nullptr), Error);
+  GegluParams g;
+  EXPECT_THROW(launch_geglu(g, nullptr), Error);
+}
+
+}  // namespace
+}  // namespace laya::cuda
