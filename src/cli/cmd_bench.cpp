@@ -131,7 +131,12 @@ int run_bench(const BenchArgs& a) {
                        {"warmup", a.warmup},   {"iters", a.iters},       {"p50_ms", p50},
                        {"p95_ms", p95},        {"mean_ms", mean},        {"requests_per_s", rps},
                        {"tokens_per_s", tps},  {"samples_ms", host}};
-      if (!device.empty()) j["device_p50_ms"] = percentile(device, 0.5);
+      if (!device.empty()) {
+        j["device_p50_ms"] = percentile(device, 0.5);
+        j["device_p95_ms"] = percentile(device, 0.95);
+        j["device_samples_ms"] = device;
+      }
+      if (info.backend == "cuda") j["execution"] = a.backend.execution;
       fmt::print("{}\n", j.dump());
     } else {
       fmt::print("{:>8} {:>7} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>12.0f} {:>11}\n", name, a.iters, p50, p95, mean,
@@ -141,8 +146,14 @@ int run_bench(const BenchArgs& a) {
   }
   struct rusage ru {};
   ::getrusage(RUSAGE_SELF, &ru);
-  if (!a.json) fmt::print("peak RSS {:.0f} MB\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
-  else fmt::print("{}\n", nlohmann::json{{"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0}, {"load_s", load_s}}.dump());
+  const double dev_mb = static_cast<double>(m.backend->info().device_memory_used) / 1e6;
+  if (!a.json) {
+    fmt::print("peak RSS {:.0f} MB\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
+    if (info.backend == "cuda") fmt::print("device memory in use by the engine {:.0f} MB\n", dev_mb);
+  } else {
+    fmt::print("{}\n", nlohmann::json{{"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0}, {"load_s", load_s},
+                                      {"device_memory_mb", dev_mb}}.dump());
+  }
   return 0;
 }
 
@@ -156,6 +167,11 @@ Registration reg("bench", "Time the forward pass on synthetic rows of given shap
   sub.add_option("--warmup", a->warmup, "discarded iterations per shape")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub.add_option("--iters", a->iters, "measured iterations per shape")->capture_default_str()->check(CLI::PositiveNumber);
   sub.add_flag("--json", a->json, "one JSON object per shape");
+  sub.add_option("--execution", a->backend.execution, "cuda: eager | graph")->capture_default_str();
+  sub.add_option("--graph-cache-shapes", a->backend.graph_cache_shapes, "cuda: graph cache budget in shapes (0 disables)")
+      ->capture_default_str();
+  sub.add_option("--graph-cache-bytes", a->backend.graph_cache_bytes, "cuda: graph cache budget in bytes")
+      ->capture_default_str();
   return [a] { return run_bench(*a); };
 });
 

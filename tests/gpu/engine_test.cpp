@@ -13,6 +13,9 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
@@ -142,6 +145,48 @@ TEST(CudaEngine, ParityWithCpuEngineOnExtraCheckpoints) {
     const auto ck = checkpoint::Checkpoint::open(dir);
     parity_suite(ck, n, 4096, seed++);
   }
+}
+
+// The official laya CUDA path (scripts/gpu/official_gpu_bench.py --parity-out) on the same rows:
+// LAYA_GPU_OFFICIAL_PARITY=FILE, LAYA_GPU_OFFICIAL_MODEL=DIR.
+TEST(CudaEngine, ParityWithOfficialCudaPath) {
+  LAYA_REQUIRE_GPU();
+  const char* file = std::getenv("LAYA_GPU_OFFICIAL_PARITY");
+  const char* model = std::getenv("LAYA_GPU_OFFICIAL_MODEL");
+  if (file == nullptr || model == nullptr) GTEST_SKIP() << "LAYA_GPU_OFFICIAL_PARITY/MODEL not set: official parity not run";
+  const auto ck = checkpoint::Checkpoint::open(model);
+  auto gpu = make_cuda_engine(ck, cuda_options("graph"));
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << file;
+  std::string line;
+  int n = 0;
+  double max_dp = 0.0, worst_logit_nrms = 0.0, worst_logit_rel = 0.0, worst_act_rel = 0.0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line);
+    engine::Batch b;
+    std::vector<float> ref_logits, ref_act;
+    for (const auto& r : j["rows"]) b.add_row(r["ids"].get<std::vector<int32_t>>(), r["markers"].get<std::vector<int32_t>>(), r["qtype"].get<int32_t>());
+    for (const auto& l : j["logits"])
+      for (float v : l.get<std::vector<float>>()) ref_logits.push_back(v);
+    for (const auto& l : j["act_logits"])
+      for (float v : l.get<std::vector<float>>()) ref_act.push_back(v);
+    const auto r = gpu->forward(b);
+    ASSERT_EQ(r.logits.size(), ref_logits.size());
+    const auto dl = test::compare(r.logits, ref_logits), da = test::compare(r.act_logits, ref_act);
+    const auto gp = test::row_probabilities(b, r.logits), op = test::row_probabilities(b, ref_logits);
+    for (size_t i = 0; i < gp.size(); ++i) max_dp = std::max(max_dp, std::fabs(static_cast<double>(gp[i]) - op[i]));
+    worst_logit_nrms = std::max(worst_logit_nrms, dl.nrms);
+    worst_logit_rel = std::max(worst_logit_rel, dl.max_abs / std::max(dl.ref_max, 1.0));
+    worst_act_rel = std::max(worst_act_rel, da.max_abs / std::max(da.ref_max, 1.0));
+    EXPECT_TRUE(dl.finite && da.finite);
+    ++n;
+  }
+  std::printf("official parity: %d requests, max |dp| %.3e, logits worst nRMS %.3e worst max|d|/max(|ref|,1) %.3e, "
+              "act logits worst max|d|/max(|ref|,1) %.3e\n",
+              n, max_dp, worst_logit_nrms, worst_logit_rel, worst_act_rel);
+  EXPECT_GT(n, 0);
+  EXPECT_LE(max_dp, 0.02);
 }
 
 engine::Batch batch_of(uint32_t seed, int32_t rows, int32_t lo, int32_t hi) {

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Packs what the GPU machine needs into .gpu/ (git-ignored; carried with `run ... carry=[".gpu"]`):
+# the laya-engine binary and the GPU test binaries of a CUDA build, every non-system shared
+# library they load (ldd, minus glibc, libstdc++/libgcc and the CUDA driver/cuBLAS, which the GPU
+# machine's image provides), the ModernBERT tokenizer (full-size checkpoints are synthesized there),
+# the official laya wheel, all compressed into .gpu/bundle.tar.xz (the tree that travels is
+# limited to 64 MiB), plus .gpu/run.sh, which unpacks once and runs a program with LD_LIBRARY_PATH set.
+#
+# usage: scripts/gpu/bundle.sh [BUILD_DIR]   (default build/cuda-h; build laya-engine test_gpu test_cuda_host first)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=${1:-build/cuda-h}
+FIX=${LAYA_FIXTURES_DIR:-../shared/fixtures}
+WHEEL=${LAYA_WHEEL:-/tmp/laya/laya-0.3.20-py3-none-any.whl}
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/tokenizer/original" "$STAGE/wheels"
+for f in "$B/bin/laya-engine" "$B/tests/gpu/test_gpu" "$B/tests/gpu/test_cuda_host"; do
+  [ -x "$f" ] || { echo "bundle: missing $f (build it first)" >&2; exit 1; }
+  cp "$f" "$STAGE/bin/"
+  strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
+done
+ldd "$STAGE"/bin/* | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*|libcuda.so*|libcublas*|libcudart*|libnvidia*) ;;
+    *) cp -L "$lib" "$STAGE/lib/" ;;
+  esac
+done
+cp "$FIX/tokenizer-modernbert/tokenizer.json" "$STAGE/tokenizer/"
+cp "$FIX/tokenizer-modernbert/original/"*.json "$STAGE/tokenizer/original/"
+cp "$FIX/tokenizer-modernbert/original/tokenizer_config.json" "$STAGE/tokenizer/"
+[ -f "$WHEEL" ] && cp "$WHEEL" "$STAGE/wheels/"
+mkdir -p .gpu
+rm -f .gpu/bundle.tar.xz
+tar -C "$STAGE" -cJf .gpu/bundle.tar.xz .
+cat > .gpu/run.sh <<'RUN'
+#!/usr/bin/env bash
+# .gpu/run.sh PROGRAM [ARGS]: runs a bundled program (laya-engine, test_gpu, test_cuda_host).
+HERE=$(cd "$(dirname "$0")" && pwd)
+X=${LAYA_GPU_UNPACK:-/tmp/laya-gpu}
+if [ ! -f "$X/.unpacked" ]; then mkdir -p "$X" && tar -C "$X" -xJf "$HERE/bundle.tar.xz" && touch "$X/.unpacked"; fi
+if [ -z "${LAYA_CUBLAS_DIR:-}" ]; then
+  for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib $(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null); do
+    if ls "$d"/libcublasLt.so.13* >/dev/null 2>&1; then LAYA_CUBLAS_DIR=$d; break; fi
+  done
+  if [ -z "${LAYA_CUBLAS_DIR:-}" ]; then
+    f=$(find / -xdev -name 'libcublasLt.so.13*' 2>/dev/null | head -1)
+    [ -n "$f" ] && LAYA_CUBLAS_DIR=$(dirname "$f")
+  fi
+fi
+export LD_LIBRARY_PATH="$X/lib:${LAYA_CUBLAS_DIR:-}:${LD_LIBRARY_PATH:-}"
+prog=$1; shift
+exec "$X/bin/$prog" "$@"
+RUN
+chmod +x .gpu/run.sh
+cp scripts/gpu/run_gpu_suite.sh scripts/gpu/official_gpu_bench.py .gpu/ 2>/dev/null || true
+du -sh .gpu/bundle.tar.xz

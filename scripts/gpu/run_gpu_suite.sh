@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The GPU suite, run ON the GPU machine from the repository root with the bundle carried
+# (scripts/gpu/bundle.sh first, then the device tool's `run` with carry [".gpu"]):
+#   GPU tests (kernels, engine parity on the tiny checkpoint, determinism, cache policies),
+#   parity vs the CPU fp32 engine on full-size english and typed-decisions synthetic checkpoints
+#   (synthesized here with the bundled binary), `laya-engine bench` eager and graph, the official
+#   laya package on the same GPU (interleaved, two rounds) and a parity check against it.
+# Results under $OUT (at most 8 files come back): gpu.txt, summary.txt, tests.log, parity.log,
+# bench.jsonl, official.log.
+#
+# usage: scripts/gpu/run_gpu_suite.sh [PHASES]   PHASES: comma list of tests,parity,bench,official (default all)
+set -u
+OUT=${OUT:-/tmp/laya-gpu-out}
+mkdir -p "$OUT"
+R=.gpu/run.sh
+X=${LAYA_GPU_UNPACK:-/tmp/laya-gpu}
+PH=${1:-tests,parity,bench,official}
+SHAPES=${LAYA_BENCH_SHAPES:-1x48,4x64,1x464,1x512,4x464,16x512}
+has() { [[ ",$PH," == *",$1,"* ]]; }
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
+export PYTHONUNBUFFERED=1
+
+log "suite start, phases $PH, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv; nproc; } > "$OUT/gpu.txt" 2>&1
+$R laya-engine version >> "$OUT/gpu.txt" 2>&1
+cat "$OUT/gpu.txt"
+
+EN=/tmp/ck-english TD=/tmp/ck-typed
+if has parity || has bench || has official; then
+  [ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -2
+  log "synth english done"
+fi
+if has parity; then
+  [ -d $TD ] || $R laya-engine synth --layout typed-decisions --seed 2 $TD --tokenizer "$X/tokenizer" 2>&1 | tail -2
+  log "synth typed-decisions done"
+fi
+
+if has tests; then
+  $R test_cuda_host > "$OUT/tests.log" 2>&1; log "test_cuda_host rc=$?"
+  $R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1; log "test_gpu rc=$?"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^parity|worst|requests" "$OUT/tests.log" | tee -a "$OUT/summary.txt"
+fi
+
+if has bench; then
+  for round in 1 2; do
+    for ex in eager graph; do
+      $R laya-engine bench --model $EN --backend cuda --execution $ex --shapes "$SHAPES" --warmup 20 --iters 100 --json \
+        2>>"$OUT/summary.txt" | sed "s/^{/{\"round\":$round,\"impl\":\"ours-$ex\",/" >> "$OUT/bench.jsonl"
+      log "bench ours $ex round $round rc=$?"
+    done
+    if has official; then
+      if [ ! -d /tmp/laya-site ]; then
+        python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/official.log" 2>&1
+      fi
+      PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $EN --shapes "$SHAPES" --warmup 20 \
+        --iters 100 --json 2>>"$OUT/official.log" | sed "s/^{/{\"round\":$round,/" >> "$OUT/bench.jsonl"
+      log "bench official round $round rc=$?"
+    fi
+  done
+  python3 - "$OUT/bench.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys, collections
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+by = collections.defaultdict(list)
+for r in rows:
+    if "shape" in r and "p50_ms" in r:
+        by[(r.get("impl", "?"), r["shape"])].append(r)
+shapes = sorted({s for _, s in by}, key=lambda s: [int(x) for x in s.split("x")])
+print("%-8s %-13s %9s %9s %11s %11s" % ("shape", "impl", "p50 ms", "p95 ms", "dev p50", "dev p95"))
+for s in shapes:
+    for impl in ("ours-eager", "ours-graph", "official"):
+        rs = by.get((impl, s), [])
+        if not rs: continue
+        m = lambda k: sum(r.get(k, float("nan")) for r in rs) / len(rs)
+        print("%-8s %-13s %9.3f %9.3f %11.3f %11.3f" % (s, impl, m("p50_ms"), m("p95_ms"), m("device_p50_ms") if "device_p50_ms" in rs[0] else float("nan"), m("device_p95_ms") if "device_p95_ms" in rs[0] else float("nan")))
+    o, g = by.get(("official", s)), by.get(("ours-graph", s))
+    if o and g:
+        ratios = [a["p50_ms"] / b["p50_ms"] for a, b in zip(o, g)]
+        print("%-8s official/ours-graph p50 ratio per round: %s" % (s, ", ".join("%.2fx" % x for x in ratios)))
+mem = [r for r in rows if "device_memory_mb" in r]
+for r in mem: print("device memory in use by the engine after run: %.0f MB (%s)" % (r["device_memory_mb"], r.get("impl")))
+PY
+fi
+
+if has parity; then
+  LAYA_GPU_PARITY_DIRS=$EN:$TD LAYA_GPU_PARITY_REQUESTS=${LAYA_PARITY_REQUESTS:-30} \
+    $R test_gpu --gtest_filter=*Extra* > "$OUT/parity.log" 2>&1
+  log "full-size parity rc=$?"
+  grep -E "^\[  (PASSED|FAILED) |parity|worst|requests|nRMS" "$OUT/parity.log" | head -60 | tee -a "$OUT/summary.txt"
+fi
+
+if has official; then
+  if [ ! -d /tmp/laya-site ]; then
+    python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/official.log" 2>&1
+  fi
+  PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $EN --shapes 1x48 --warmup 1 --iters 2 \
+    --parity-out /tmp/official_parity.jsonl --parity-requests 30 >> "$OUT/official.log" 2>&1
+  log "official parity dump rc=$?"
+  LAYA_GPU_OFFICIAL_PARITY=/tmp/official_parity.jsonl LAYA_GPU_OFFICIAL_MODEL=$EN \
+    $R test_gpu --gtest_filter=*Official* >> "$OUT/official.log" 2>&1
+  log "official parity test rc=$?"
+  grep -E "official parity|PASSED|FAILED" "$OUT/official.log" | tee -a "$OUT/summary.txt"
+fi
+log "suite end"
