@@ -119,9 +119,10 @@ struct Reader {
   const json& j;
   const std::string& file;
   std::vector<std::string>* warnings;
+  bool log = true;
 
   void warn(const std::string& msg) const {
-    spdlog::warn("{}", msg);
+    if (log) spdlog::warn("{}", msg);
     if (warnings) warnings->push_back(msg);
   }
 
@@ -166,8 +167,8 @@ int32_t in_range(const std::string& file, const char* key, int64_t v, int64_t lo
   return static_cast<int32_t>(v);
 }
 
-EncoderConfig parse_encoder(const json& j, const std::string& file, std::vector<std::string>* warnings) {
-  Reader r{j, file, warnings};
+EncoderConfig parse_encoder(const json& j, const std::string& file, std::vector<std::string>* warnings, bool log) {
+  Reader r{j, file, warnings, log};
   EncoderConfig e;
   e.model_type = r.string("model_type", "");
   if (e.model_type != "modernbert") {
@@ -289,8 +290,8 @@ void clamp_into(Reader& r, const std::string& bucket, const json& raw, double* a
 }
 
 AgentConfig parse_agent(const json& j, const std::string& file, const EncoderConfig& enc, HeadConfig* head,
-                        std::vector<std::string>* warnings) {
-  Reader r{j, file, warnings};
+                        std::vector<std::string>* warnings, bool log) {
+  Reader r{j, file, warnings, log};
   AgentConfig a;
   // laya._verify_compatibility requires both keys.
   if (!j.contains("encoder")) fail(file, "encoder", "is missing (required by laya)");
@@ -348,12 +349,12 @@ double clamp_temperature(double t) {
 
 ModelConfig parse_model_config_text(const std::string& encoder_json, const std::string& encoder_name,
                                     const std::string& agent_json, const std::string& agent_name,
-                                    std::vector<std::string>* warnings) {
+                                    std::vector<std::string>* warnings, bool log_warnings) {
   ModelConfig c;
   json ej = parse_json(encoder_json, encoder_name);
   json aj = parse_json(agent_json, agent_name);
-  c.encoder = parse_encoder(ej, encoder_name, warnings);
-  c.agent = parse_agent(aj, agent_name, c.encoder, &c.head, warnings);
+  c.encoder = parse_encoder(ej, encoder_name, warnings, log_warnings);
+  c.agent = parse_agent(aj, agent_name, c.encoder, &c.head, warnings, log_warnings);
   return c;
 }
 

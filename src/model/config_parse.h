@@ -30,7 +30,7 @@ ModelConfig parse_model_config(const std::filesystem::path& encoder_config_json,
 // The same, from JSON text already in memory (file names are used only in messages).
 ModelConfig parse_model_config_text(const std::string& encoder_json, const std::string& encoder_name,
                                     const std::string& agent_json, const std::string& agent_name,
-                                    std::vector<std::string>* warnings = nullptr);
+                                    std::vector<std::string>* warnings = nullptr, bool log_warnings = true);
 
 // laya.common.clamp_temperature on an already-converted number: NaN/Inf -> 1.0, else [0.5, 5].
 double clamp_temperature(double t);

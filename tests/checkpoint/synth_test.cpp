@@ -173,3 +173,34 @@ TEST(Synth, EnglishLayoutWithFewerLayersOpens) {
 
 }  // namespace
 }  // namespace laya::checkpoint
+
+namespace laya::checkpoint {
+namespace {
+
+// The one full-size test (writes ~842 MB; a few seconds): the English layout opens as "english" with
+// the official inventory, 205 F16 tensors + the F32 temperature.
+TEST(Synth, FullSizeEnglishOpensWithTheOfficialInventory) {
+  auto root = laya::test::make_temp_dir("synth");
+  SynthOptions o;
+  o.layout = "english";
+  o.seed = 1;
+  o.out = root / "english";
+  o.tokenizer = laya::test::require_fixtures() / "tokenizer-modernbert";
+  write_synthetic_checkpoint(o);
+  auto c = Checkpoint::open(o.out);
+  EXPECT_EQ(c.kind(), "english");
+  EXPECT_EQ(c.weights().tensors().size(), 206u);
+  EXPECT_EQ(c.parameter_count(), 421'293'830);
+  int f16 = 0;
+  for (const auto& t : c.weights().tensors()) f16 += t.dtype == DType::F16;
+  EXPECT_EQ(f16, 205);
+  EXPECT_EQ(c.weights().at("temperature").dtype, DType::F32);
+  // Data section = 205 x fp16 + 3 x fp32 elements exactly.
+  EXPECT_EQ(c.weights().file_size() - 8 - c.weights().header_size(), (421'293'830ull - 3) * 2 + 12);
+  ASSERT_EQ(c.warnings().size(), 1u);  // the shipped choice:11+ bucket, clamped
+  EXPECT_THAT(c.warnings()[0], ::testing::HasSubstr("choice:11+"));
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace laya::checkpoint
