@@ -3,6 +3,11 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstring>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -19,6 +24,51 @@
 #else
 #define LAYA_CLONES
 #endif
+
+namespace {
+// Runs from the executable's .preinit_array, before any shared library's constructor. OpenBLAS and
+// libgomp read their settings from the environment when they are loaded, and glibc re-installs the
+// original environment after this point, so the only way to give them different settings is to
+// re-execute the program once with them added (values the user set are always kept):
+// - OpenBLAS 0.3.21 (Debian 12) does not know recent Xeons (e.g. Sapphire Rapids) and falls back
+//   to its SSE3 "Prescott" kernels, ~10x slower; name the matching AVX-512 / AVX2 kernel family.
+// - OpenMP workers sleep instead of spinning between parallel regions: on a 2-core machine a
+//   spinning worker steals the core OpenBLAS's threads need for the next GEMM.
+// LAYA_NO_REEXEC=1 disables this (the program then runs with whatever the environment says).
+void laya_cpu_preinit(int, char** argv, char** envp) {
+  if (argv == nullptr || envp == nullptr) return;
+  const char* coretype = nullptr;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq")) {
+    coretype = "OPENBLAS_CORETYPE=SkylakeX";
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    coretype = "OPENBLAS_CORETYPE=Haswell";
+  }
+  bool has_core = false, has_wait = false, no_reexec = false;
+  int n = 0;
+  for (char** e = envp; *e != nullptr; ++e, ++n) {
+    has_core = has_core || std::strncmp(*e, "OPENBLAS_CORETYPE=", 18) == 0;
+    has_wait = has_wait || std::strncmp(*e, "OMP_WAIT_POLICY=", 16) == 0;
+    no_reexec = no_reexec || std::strncmp(*e, "LAYA_NO_REEXEC=", 15) == 0;
+  }
+  const bool add_core = !has_core && coretype != nullptr;
+  if (no_reexec || (has_wait && !add_core)) return;
+  static char wait_policy[] = "OMP_WAIT_POLICY=PASSIVE";
+  static char marker[] = "LAYA_NO_REEXEC=1";  // never loop, whatever happens below
+  std::vector<char*> env(envp, envp + n);
+  if (add_core) env.push_back(const_cast<char*>(coretype));
+  if (!has_wait) env.push_back(wait_policy);
+  env.push_back(marker);
+  env.push_back(nullptr);
+  ::execve("/proc/self/exe", argv, env.data());
+  // exec failed (no /proc, ...): carry on with the environment as it is
+}
+#if defined(__linux__) && defined(__GNUC__)
+__attribute__((section(".preinit_array"), used)) void (*const laya_cpu_preinit_entry)(int, char**, char**) =
+    &laya_cpu_preinit;
+#endif
+}  // namespace
 
 namespace laya::cpu {
 
