@@ -1,0 +1,150 @@
+// The official laya 0.3.20 sequence builder and decoder on ~600 generated requests
+// (tests/data/api/oracle_cases.jsonl, written by tools/oracle/rows_decode_oracle.py): rows (length,
+// markers, qtype, FNV-1a of the ids) and the exact response bytes; error cases with the official
+// status and detail (or, for documented divergences, our stricter status).
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "api/json.h"
+#include "api/python_json.h"
+#include "api/request.h"
+#include "decode/answers.h"
+#include "prompt/rows.h"
+#include "support/paths.h"
+#include "tokenizer/special_tokens.h"
+#include "tokenizer/tokenizer.h"
+
+namespace laya::decode {
+namespace {
+
+namespace fs = std::filesystem;
+using api::Json;
+
+Json read_json(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return api::parse_json(ss.str());
+}
+
+model::AgentConfig config_from_meta(const Json& meta) {
+  model::AgentConfig c;
+  c.max_len = static_cast<int32_t>(meta.find("max_len")->as_double());
+  c.head_max_len = static_cast<int32_t>(meta.find("head_max_len")->as_double());
+  for (size_t i = 0; i < 3; ++i) c.temperature[i] = meta.find("temperature")->items()[i].as_double();
+  for (const auto& [k, v] : meta.find("temperature_by_options")->members()) c.temperature_by_options[k] = v.as_double();
+  return c;
+}
+
+std::string fnv64(std::span<const int32_t> ids) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int32_t v : ids) {
+    auto u = static_cast<uint32_t>(v);
+    for (int b = 0; b < 4; ++b) {
+      h ^= (u >> (8 * b)) & 0xFF;
+      h *= 0x100000001b3ull;
+    }
+  }
+  return fmt::format("{:016x}", h);
+}
+
+float parse_f32(const std::string& s) {
+  float v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+TEST(Oracle, RowsResponsesAndErrorsMatchOfficialPackage) {
+  fs::path fx = test::require_fixtures();
+  auto tok = tokenizer::Tokenizer::from_file(fx / "tokenizer-modernbert" / "tokenizer.json");
+  auto special = tokenizer::load_special_tokens(fx / "tokenizer-modernbert" / "original" / "tokenizer_config.json", *tok);
+  std::map<std::string, model::AgentConfig> cfgs{
+      {"english", config_from_meta(read_json(fx / "goldens" / "english" / "meta.json"))},
+      {"typed", config_from_meta(read_json(fx / "goldens" / "typed-decisions" / "meta.json"))}};
+  ResponseOptions opts;
+  opts.extended_usage = false;  // 0.3.20's usage has two keys
+  std::ifstream in(test::source_dir() / "tests/data/api/oracle_cases.jsonl");
+  ASSERT_TRUE(in) << "missing tests/data/api/oracle_cases.jsonl";
+  std::string line;
+  int n_ok = 0, n_err = 0, bad = 0, line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    Json c = api::parse_json(line);
+    const std::string& kind = c.find("kind")->as_string();
+    const auto& cfg = cfgs.at(c.find("cfg")->as_string());
+    const std::string& body = c.find("body")->as_string();
+    auto report = [&](const std::string& what) {
+      if (bad++ < 8) ADD_FAILURE() << "line " << line_no << ": " << what << "\nbody: " << body.substr(0, 600);
+    };
+    if (kind == "ok") {
+      ++n_ok;
+      try {
+        api::DecisionRequest req = api::parse_request(body);
+        prompt::PackedRequest p = prompt::build_rows(req, *tok, special, cfg);
+        const auto& rows = c.find("rows")->items();
+        if (static_cast<size_t>(p.batch.rows()) != rows.size()) {
+          report(fmt::format("{} rows, want {}", p.batch.rows(), rows.size()));
+          continue;
+        }
+        bool rows_ok = true;
+        std::vector<float> logits, act;
+        for (int r = 0; r < p.batch.rows(); ++r) {
+          const auto& want = rows[static_cast<size_t>(r)].items();
+          auto ids = std::span(p.batch.token_ids)
+                         .subspan(static_cast<size_t>(p.batch.row_offsets[r]), static_cast<size_t>(p.batch.row_length(r)));
+          std::vector<int32_t> markers(p.batch.markers.begin() + p.batch.marker_offsets[r],
+                                       p.batch.markers.begin() + p.batch.marker_offsets[r + 1]);
+          std::vector<int32_t> want_markers;
+          for (const auto& m : want[1].items()) want_markers.push_back(static_cast<int32_t>(m.as_double()));
+          if (p.batch.row_length(r) != want[0].as_double() || markers != want_markers ||
+              p.batch.qtypes[static_cast<size_t>(r)] != want[2].as_double() || fnv64(ids) != want[3].as_string()) {
+            report(fmt::format("row {}: len {} markers {} differ from len {} markers {}", r, p.batch.row_length(r),
+                               fmt::join(markers, ","), want[0].number_text(), fmt::join(want_markers, ",")));
+            rows_ok = false;
+            break;
+          }
+          for (const auto& v : c.find("logits")->items()[static_cast<size_t>(r)].items())
+            logits.push_back(parse_f32(v.as_string()));
+          for (const auto& v : c.find("act")->items()[static_cast<size_t>(r)].items())
+            act.push_back(parse_f32(v.as_string()));
+        }
+        if (!rows_ok) continue;
+        std::string got = decode_response(req, p, logits, act, 2, cfg, opts);
+        const std::string& want = c.find("response")->as_string();
+        if (got != want) report("response\n got  " + got.substr(0, 800) + "\n want " + want.substr(0, 800));
+      } catch (const Error& e) {
+        report(std::string("threw: ") + e.what());
+      }
+    } else {
+      ++n_err;
+      int status = 200;
+      std::string detail;
+      try {
+        api::DecisionRequest req = api::parse_request(body);
+        prompt::build_rows(req, *tok, special, cfg);
+      } catch (const Error& e) {
+        status = http_status(e.kind());
+        detail = e.what();
+      }
+      if (const Json* ours = c.find("ours")) {
+        if (status != ours->as_double()) report(fmt::format("status {} ({}), want our documented {}", status, detail, ours->number_text()));
+        else if (detail.empty()) report("empty detail");
+      } else {
+        if (status != c.find("status")->as_double() || detail != c.find("detail")->as_string())
+          report(fmt::format("got {} '{}', official {} '{}'", status, detail, c.find("status")->number_text(),
+                             c.find("detail")->as_string()));
+      }
+    }
+  }
+  EXPECT_GE(n_ok, 500);
+  EXPECT_GE(n_err, 25);
+  EXPECT_EQ(bad, 0) << "of " << n_ok << " ok and " << n_err << " error cases";
+}
+
+}  // namespace
+}  // namespace laya::decode
