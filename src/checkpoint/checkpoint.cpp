@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -25,6 +27,80 @@ std::string read_small(const std::filesystem::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+// Largest token id a tokenizer.json can produce: max of model.vocab ids (object form; for a list-form
+// vocab, its length - 1) and added_tokens[].id. Streams the JSON (SAX) without building a DOM.
+class MaxIdSax : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  int64_t max_id = -1;
+  bool saw_vocab = false;
+
+  bool null() override { return scalar(); }
+  bool boolean(bool) override { return scalar(); }
+  bool number_integer(number_integer_t v) override { return number(v); }
+  bool number_unsigned(number_unsigned_t v) override {
+    return number(v > static_cast<number_unsigned_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v));
+  }
+  bool number_float(number_float_t, const string_t&) override { return scalar(); }
+  bool string(string_t&) override { return scalar(); }
+  bool binary(binary_t&) override { return scalar(); }
+  bool start_object(std::size_t) override {
+    push(false);
+    return true;
+  }
+  bool key(string_t& k) override {
+    stack_.back().key = k;
+    return true;
+  }
+  bool end_object() override { return pop(); }
+  bool start_array(std::size_t) override {
+    push(true);
+    return true;
+  }
+  bool end_array() override { return pop(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  struct Frame {
+    bool array = false;
+    std::string key;
+    int64_t count = 0;
+  };
+  std::vector<Frame> stack_;
+
+  // Path tests on the frames: [root]{model}{vocab}... and [root]{added_tokens}[i]{id}.
+  bool in_vocab_object() const {
+    return stack_.size() == 3 && stack_[0].key == "model" && stack_[1].key == "vocab" && !stack_[2].array;
+  }
+  bool in_vocab_list() const {
+    return stack_.size() == 3 && stack_[0].key == "model" && stack_[1].key == "vocab" && stack_[2].array;
+  }
+  bool in_added_token() const {
+    return stack_.size() == 3 && stack_[0].key == "added_tokens" && stack_[1].array && !stack_[2].array &&
+           stack_[2].key == "id";
+  }
+  void push(bool array) {
+    if (!stack_.empty() && stack_.back().array) ++stack_.back().count;
+    stack_.push_back({array, {}, 0});
+  }
+  bool pop() {
+    if (in_vocab_list()) {
+      saw_vocab = true;
+      max_id = std::max(max_id, stack_.back().count - 1);
+    }
+    if (in_vocab_object()) saw_vocab = true;
+    stack_.pop_back();
+    return true;
+  }
+  bool scalar() {
+    if (!stack_.empty() && stack_.back().array) ++stack_.back().count;
+    return true;
+  }
+  bool number(int64_t v) {
+    if (in_vocab_object() || in_added_token()) max_id = std::max(max_id, v);
+    return scalar();
+  }
+};
 
 }  // namespace
 
@@ -108,6 +184,21 @@ Validation Checkpoint::validate(const std::filesystem::path& dir, Checkpoint* ou
     auto j = nlohmann::json::parse(read_small(p.tokenizer_config), nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       v.problems.push_back(fmt::format("{}: not a valid JSON object", p.tokenizer_config.string()));
+    }
+  }
+  // Every id the tokenizer can produce must index the embedding table (backends gather rows by id).
+  if (config_ok && std::filesystem::exists(p.tokenizer_json, ec) && std::filesystem::file_size(p.tokenizer_json, ec) > 0) {
+    std::ifstream in(p.tokenizer_json, std::ios::binary);
+    MaxIdSax sax;
+    if (!nlohmann::json::sax_parse(in, &sax)) {
+      v.problems.push_back(fmt::format("{}: not valid JSON", p.tokenizer_json.string()));
+    } else if (!sax.saw_vocab) {
+      v.problems.push_back(fmt::format("{}: field 'model.vocab' is missing", p.tokenizer_json.string()));
+    } else if (sax.max_id >= ck.config_.encoder.vocab_size) {
+      v.problems.push_back(fmt::format("{}: token id {} does not fit the embedding table ({}: vocab_size {}); the "
+                                       "tokenizer does not belong to these weights", p.tokenizer_json.string(),
+                                       sax.max_id, p.encoder_config.filename().string(),
+                                       ck.config_.encoder.vocab_size));
     }
   }
 

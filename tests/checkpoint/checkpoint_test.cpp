@@ -206,6 +206,25 @@ TEST(Checkpoint, ConfigAndWeightProblemsAreReportedTogether) {
   EXPECT_THAT(v.problems[1], HasSubstr("model.safetensors"));
 }
 
+TEST(Checkpoint, TokenizerMustFitTheEmbeddingTable) {
+  TinyCheckpoint ck;
+  // The ModernBERT tokenizer (ids up to 50367) with the tiny 576-row embedding.
+  fs::copy_file(laya::test::require_fixtures() / "tokenizer-modernbert" / "tokenizer.json",
+                ck.dir / "tokenizer" / "tokenizer.json", fs::copy_options::overwrite_existing);
+  open_fails(ck.dir, {"tokenizer.json", "token id 50367", "vocab_size 576"});
+  write_bytes(ck.dir / "tokenizer" / "tokenizer.json", "{\"model\": {\"vocab\": {\"a\": 0}");
+  open_fails(ck.dir, {"tokenizer.json", "not valid JSON"});
+  write_bytes(ck.dir / "tokenizer" / "tokenizer.json", "{\"model\": {}}");
+  open_fails(ck.dir, {"tokenizer.json", "model.vocab"});
+  // A list-form (Unigram) vocabulary counts by position; added tokens by id.
+  write_bytes(ck.dir / "tokenizer" / "tokenizer.json",
+              "{\"added_tokens\": [{\"id\": 575, \"content\": \"x\"}], \"model\": {\"vocab\": [[\"a\", 0.0], [\"b\", -1.5]]}}");
+  EXPECT_NO_THROW(Checkpoint::open(ck.dir));
+  write_bytes(ck.dir / "tokenizer" / "tokenizer.json",
+              "{\"added_tokens\": [{\"id\": 576, \"content\": \"x\"}], \"model\": {\"vocab\": [[\"a\", 0.0]]}}");
+  open_fails(ck.dir, {"token id 576"});
+}
+
 TEST(Checkpoint, KindFromConfig) {
   TinyCheckpoint ck;
   auto c = Checkpoint::open(ck.dir);
