@@ -1,0 +1,78 @@
+// Zero mismatches against Hugging Face tokenizers on the committed seeded corpus
+// (tests/data/tokenizer/corpus-*.jsonl.gz, written by tools/oracle/tokenizer_corpus.py).
+#include <zlib.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_util.h"
+
+namespace laya::tokenizer::test {
+namespace {
+
+std::vector<std::string> read_gz_lines(const std::filesystem::path& p) {
+  gzFile f = gzopen(p.c_str(), "rb");
+  if (!f) {
+    ADD_FAILURE() << "cannot open " << p;
+    return {};
+  }
+  std::string data;
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) data.append(buf, std::size_t(n));
+  gzclose(f);
+  std::vector<std::string> lines;
+  std::size_t pos = 0;
+  while (pos < data.size()) {
+    std::size_t e = data.find('\n', pos);
+    if (e == std::string::npos) e = data.size();
+    lines.emplace_back(data.substr(pos, e - pos));
+    pos = e + 1;
+  }
+  return lines;
+}
+
+std::string show(const std::vector<int32_t>& v) {
+  std::ostringstream o;
+  o << "[";
+  for (std::size_t i = 0; i < v.size(); ++i) o << (i ? "," : "") << v[i];
+  o << "]";
+  return o.str();
+}
+
+void check_corpus(const Tokenizer& tok, const std::string& file, std::size_t min_count) {
+  const auto lines = read_gz_lines(laya::test::source_dir() / "tests/data/tokenizer" / file);
+  ASSERT_GT(lines.size(), 1u);
+  const auto header = nlohmann::json::parse(lines[0]);
+  const std::size_t count = header.at("count").get<std::size_t>();
+  ASSERT_GE(count, min_count);
+  ASSERT_EQ(lines.size(), count + 1) << file << " is truncated";
+  std::size_t mismatches = 0;
+  std::map<std::string, std::size_t> by_kind;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto row = nlohmann::json::parse(lines[i]);
+    const std::string& text = row.at("t").get_ref<const std::string&>();
+    const auto want = row.at("ids").get<std::vector<int32_t>>();
+    const auto got = tok.encode(text);
+    if (got != want) {
+      ++mismatches;
+      ++by_kind[row.at("k").get<std::string>()];
+      if (mismatches <= 5) {
+        ADD_FAILURE() << file << " line " << i << " [" << row.at("k").get<std::string>() << "] "
+                      << nlohmann::json(text).dump() << "\n  HF:  " << show(want) << "\n  C++: " << show(got);
+      }
+    }
+  }
+  std::string kinds;
+  for (const auto& [k, n] : by_kind) kinds += " " + k + "=" + std::to_string(n);
+  EXPECT_EQ(mismatches, 0u) << "of " << count << " strings (tokenizers " << header.at("tokenizers").get<std::string>()
+                            << ");" << kinds;
+}
+
+TEST(TokenizerParity, ModernBertCorpusZeroMismatches) { check_corpus(*modernbert(), "corpus-modernbert.jsonl.gz", 20000); }
+
+TEST(TokenizerParity, MmbertStandinCorpusZeroMismatches) { check_corpus(*standin(), "corpus-mmbert-standin.jsonl.gz", 5000); }
+
+}  // namespace
+}  // namespace laya::tokenizer::test
