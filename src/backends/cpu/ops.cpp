@@ -242,6 +242,57 @@ void attention_one(const AttentionParams& p, int64_t start, int64_t len, int32_t
 }
 }  // namespace
 
+namespace {
+// One (row, head) of a long row with single-threaded sgemm over query blocks of 64: S = scale·Q·Kᵀ
+// on the keys the block can see (the band's hull on local layers), mask outside the band, softmax,
+// O = P·V.
+constexpr int64_t kQueryBlock = 64;
+constexpr int64_t kBlasMinLen = 32;
+
+void attention_one_blas(const AttentionParams& p, int64_t start, int64_t len, int32_t h, std::vector<float>& s) {
+  const int32_t hd = p.head_dim;
+  const float* q = p.q + start * p.ld_q + static_cast<int64_t>(h) * hd;
+  const float* k = p.k + start * p.ld_k + static_cast<int64_t>(h) * hd;
+  const float* v = p.v + start * p.ld_v + static_cast<int64_t>(h) * hd;
+  float* out = p.out + start * p.ld_out + static_cast<int64_t>(h) * hd;
+  const bool local = p.window_half >= 0;
+  for (int64_t i0 = 0; i0 < len; i0 += kQueryBlock) {
+    const int64_t i1 = std::min(len, i0 + kQueryBlock);
+    const int64_t nq = i1 - i0;
+    const int64_t j0 = local ? std::max<int64_t>(0, i0 - p.window_half) : 0;
+    const int64_t j1 = local ? std::min<int64_t>(len, i1 + p.window_half) : len;
+    const int64_t nk = j1 - j0;
+    s.resize(static_cast<size_t>(nq * nk));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(nq), static_cast<blasint>(nk), hd,
+                1.0f, q + i0 * p.ld_q, static_cast<blasint>(p.ld_q), k + j0 * p.ld_k, static_cast<blasint>(p.ld_k),
+                0.0f, s.data(), static_cast<blasint>(nk));
+    for (int64_t i = i0; i < i1; ++i) {
+      float* si = s.data() + (i - i0) * nk;
+      // keys outside the band get probability exactly 0
+      const int64_t a = local ? std::max<int64_t>(j0, i - p.window_half) - j0 : 0;
+      const int64_t b = local ? std::min<int64_t>(j1, i + p.window_half + 1) - j0 : nk;
+      float mx = -std::numeric_limits<float>::infinity();
+      for (int64_t j = a; j < b; ++j) {
+        si[j] *= p.scale;
+        mx = std::max(mx, si[j]);
+      }
+      double sum = 0.0;
+      for (int64_t j = a; j < b; ++j) {
+        si[j] = std::exp(si[j] - mx);
+        sum += si[j];
+      }
+      const float inv = static_cast<float>(1.0 / sum);
+      for (int64_t j = 0; j < a; ++j) si[j] = 0.0f;
+      for (int64_t j = a; j < b; ++j) si[j] *= inv;
+      for (int64_t j = b; j < nk; ++j) si[j] = 0.0f;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(nq), hd, static_cast<blasint>(nk),
+                1.0f, s.data(), static_cast<blasint>(nk), v + j0 * p.ld_v, static_cast<blasint>(p.ld_v), 0.0f,
+                out + i0 * p.ld_out, static_cast<blasint>(p.ld_out));
+  }
+}
+}  // namespace
+
 void attention(const AttentionParams& p) {
   LAYA_ASSERT(p.q && p.k && p.v && p.out && p.row_offsets && p.heads > 0 && p.head_dim > 0,
               "attention: bad arguments");
@@ -251,7 +302,10 @@ void attention(const AttentionParams& p) {
     const int64_t len = p.row_offsets[r + 1] - p.row_offsets[r];
     work += len * len * p.heads * p.head_dim;
   }
-#pragma omp parallel if (work >= kParallelWork)
+  const bool parallel = work >= kParallelWork && threads() > 1;
+  // Each (row, head) runs its small GEMMs on one thread; the pairs are spread over the workers.
+  if (parallel) openblas_set_num_threads(1);
+#pragma omp parallel if (parallel)
   {
     std::vector<float> kt;
     std::vector<float> s;
@@ -261,9 +315,14 @@ void attention(const AttentionParams& p) {
       const int32_t h = static_cast<int32_t>(idx % p.heads);
       const int64_t start = p.row_offsets[r];
       const int64_t len = p.row_offsets[r + 1] - start;
-      if (len > 0) attention_one(p, start, len, h, kt, s);
+      if (len >= kBlasMinLen) {
+        attention_one_blas(p, start, len, h, s);
+      } else if (len > 0) {
+        attention_one(p, start, len, h, kt, s);
+      }
     }
   }
+  if (parallel) openblas_set_num_threads(threads());
 }
 
 float gelu_erf(float x) {
