@@ -1,0 +1,253 @@
+// Acceptance: the real `laya-engine serve` (demo checkpoint, fp32 CPU backend) on loopback.
+// Answers must be byte-identical to `laya-engine decide`, alone, batched with concurrent requests
+// and through the batch route; every error path, overload, deadline, drain and recovery is driven
+// over real sockets against the real process.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <future>
+
+#include "../support/paths.h"
+#include "http_client.h"
+#include "server_process.h"
+
+namespace laya::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::vector<std::string> read_lines(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+std::filesystem::path requests_file() { return source_dir() / "tests" / "server" / "requests.jsonl"; }
+
+// `laya-engine decide` on the same requests: the reference bodies.
+std::vector<std::string> decide_outputs() {
+  const std::string cmd = "LAYA_CACHE_DIR='" + test_cache_dir().string() + "' '" + engine_binary().string() +
+                          "' decide --model demo --threads 1 --input '" + requests_file().string() + "' 2>/dev/null";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 65536> buf{};
+  size_t n;
+  while (p && (n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  if (p) ::pclose(p);
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == '\n') {
+      lines.push_back(out.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return lines;
+}
+
+std::string metric_line(const std::string& metrics, const std::string& prefix) {
+  const size_t at = metrics.find("\n" + prefix);
+  if (at == std::string::npos) return "";
+  const size_t end = metrics.find('\n', at + 1);
+  return metrics.substr(at + 1, end - at - 1);
+}
+
+TEST(Acceptance, AnswersAreByteIdenticalToDecide) {
+  const auto requests = read_lines(requests_file());
+  const auto expected = decide_outputs();
+  ASSERT_EQ(expected.size(), requests.size()) << "decide failed";
+  ServerProcess s({});
+  ASSERT_NE(s.port(), 0) << s.log_text();
+  // One at a time.
+  for (size_t i = 0; i < requests.size(); ++i) {
+    auto r = http_post(s.port(), "/v1/systemone", requests[i]);
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.body, expected[i]) << "request " << i;
+    EXPECT_EQ(r.header("x-laya-demo-checkpoint"), "true");
+  }
+  // Concurrently: requests share forwards with each other and must not notice.
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::future<HttpReply>> fs;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      fs.push_back(std::async(std::launch::async, [&, i] { return http_post(s.port(), "/v1/systemone", requests[i]); }));
+    }
+    for (size_t i = 0; i < requests.size(); ++i) EXPECT_EQ(fs[i].get().body, expected[i]) << "concurrent request " << i;
+  }
+  // The batch route: one array in, the same answers out, in order.
+  std::string arr = "[", want = "[";
+  for (size_t i = 0; i < requests.size(); ++i) {
+    arr += (i ? "," : "") + requests[i];
+    want += (i ? "," : "") + expected[i];
+  }
+  auto b = http_post(s.port(), "/v1/systemone/batch", arr + "]");
+  EXPECT_EQ(b.status, 200);
+  EXPECT_EQ(b.body, want + "]");
+  auto m = http_get(s.port(), "/metrics").body;
+  EXPECT_NE(metric_line(m, "laya_batch_requests_count"), "") << m;
+}
+
+TEST(Acceptance, ErrorPaths) {
+  ServerProcess s({"--header-timeout-ms", "300", "--api-key", "k3y"});
+  ASSERT_NE(s.port(), 0) << s.log_text();
+  const std::map<std::string, std::string> json_auth{{"Content-Type", "application/json"}, {"Authorization", "Bearer k3y"}};
+  const std::string ok = read_lines(requests_file()).front();
+
+  auto r = http_post(s.port(), "/v1/systemone", ok, {{"Content-Type", "application/json"}});
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.body, R"({"detail":"invalid or missing bearer token"})");
+  EXPECT_EQ(http_post(s.port(), "/v1/systemone", ok, {{"Content-Type", "application/json"}, {"Authorization", "Bearer k3x"}}).status, 401);
+  EXPECT_EQ(http_get(s.port(), "/health").status, 200);  // public
+  EXPECT_EQ(http_get(s.port(), "/metrics").status, 200);  // public
+
+  r = http_post(s.port(), "/v1/systemone", "{\"state\": ", json_auth);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body, R"({"detail":"request body must be valid JSON"})");
+
+  r = http_post(s.port(), "/v1/systemone", ok, {{"Content-Type", "text/plain"}, {"Authorization", "Bearer k3y"}});
+  EXPECT_EQ(r.status, 415);
+
+  nlohmann::ordered_json many = {{"state", "s"}, {"questions", nlohmann::ordered_json::object()}};
+  for (int i = 0; i < 65; ++i) many["questions"]["q" + std::to_string(i)] = {{"type", "noul"}, {"instructions", "?"}};
+  r = http_post(s.port(), "/v1/systemone", many.dump(), json_auth);
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(r.body, R"x({"detail":"too many questions (65 > 64)"})x");
+
+  r = http_post(s.port(), "/v1/systemone", R"({"state":"s","questions":{"q":{"type":"pick","instructions":"?"}}})", json_auth);
+  EXPECT_EQ(r.status, 422);
+
+  {  // Oversized, streamed: 3 MiB chunked against the 2 MiB cap; answered once the cap is crossed.
+    HttpConnection c(s.port());
+    c.write_raw("POST /v1/systemone HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer k3y\r\n"
+                "Transfer-Encoding: chunked\r\n\r\n");
+    const std::string chunk = "100000\r\n" + std::string(0x100000, ' ') + "\r\n";
+    try {
+      for (int i = 0; i < 3; ++i) c.write_raw(chunk);
+    } catch (const std::exception&) {
+      // the server may close before the last chunk is accepted: that is the point
+    }
+    auto big = c.read();
+    EXPECT_EQ(big.status, 413) << big.error;
+    EXPECT_EQ(big.body, R"({"detail":"request body too large"})");
+  }
+  {  // Declared too large: refused from the header alone.
+    HttpConnection c(s.port());
+    c.write_raw("POST /v1/systemone HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer k3y\r\n"
+                "Content-Length: 3000000\r\n\r\n");
+    EXPECT_EQ(c.read().status, 413);
+  }
+  {  // Slow client: the header never completes.
+    HttpConnection c(s.port());
+    c.write_raw("POST /v1/systemone HTTP/1.1\r\nHost: x\r\n");
+    EXPECT_TRUE(c.closed_by_peer(5000ms));
+  }
+  EXPECT_EQ(http_post(s.port(), "/v1/systemone", ok, json_auth).status, 200);  // still healthy
+}
+
+TEST(Acceptance, DisconnectedClientNeverReachesTheModel) {
+  ServerProcess s({"--fault-inject-delay-ms", "400"});
+  ASSERT_NE(s.port(), 0) << s.log_text();
+  const std::string ok = read_lines(requests_file()).front();
+  auto blocker = std::async(std::launch::async, [&] { return http_post(s.port(), "/v1/systemone", ok); });
+  std::this_thread::sleep_for(150ms);
+  {
+    HttpConnection c(s.port());
+    c.write_raw("POST /v1/systemone HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+                std::to_string(ok.size()) + "\r\n\r\n" + ok);
+    std::this_thread::sleep_for(100ms);
+  }  // closed while queued behind the blocker
+  EXPECT_EQ(blocker.get().status, 200);
+  std::this_thread::sleep_for(100ms);
+  auto m = http_get(s.port(), "/metrics").body;
+  EXPECT_EQ(metric_line(m, "laya_requests_dropped_total{reason=\"disconnected\"}"),
+            "laya_requests_dropped_total{reason=\"disconnected\"} 1") << m;
+  EXPECT_EQ(metric_line(m, "laya_batch_requests_count"), "laya_batch_requests_count 1");  // one forward only
+}
+
+TEST(Acceptance, QueueFullIs429AndDeadlineIs504) {
+  ServerProcess s({"--queue-size", "1", "--deadline-ms", "1500", "--fault-inject-delay-ms", "600"});
+  ASSERT_NE(s.port(), 0) << s.log_text();
+  const std::string ok = read_lines(requests_file()).front();
+  auto running = std::async(std::launch::async, [&] { return http_post(s.port(), "/v1/systemone", ok); });
+  std::this_thread::sleep_for(200ms);
+  auto queued = std::async(std::launch::async, [&] { return http_post(s.port(), "/v1/systemone", ok); });
+  std::this_thread::sleep_for(200ms);
+  auto rejected = http_post(s.port(), "/v1/systemone", ok);
+  EXPECT_EQ(rejected.status, 429);
+  EXPECT_EQ(rejected.header("retry-after"), "1");
+  EXPECT_EQ(running.get().status, 200);
+  EXPECT_EQ(queued.get().status, 200);  // 600 + 600 ms < 1500 ms deadline
+
+  // Three in a row at 600 ms each: the third waits past its 1500 ms deadline.
+  ServerProcess d({"--deadline-ms", "1000", "--fault-inject-delay-ms", "600"});
+  ASSERT_NE(d.port(), 0) << d.log_text();
+  std::vector<std::future<HttpReply>> fs;
+  for (int i = 0; i < 3; ++i) {
+    fs.push_back(std::async(std::launch::async, [&] { return http_post(d.port(), "/v1/systemone", ok); }));
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(fs[0].get().status, 200);
+  auto second = fs[1].get();
+  auto third = fs[2].get();
+  EXPECT_EQ(second.status, 504);  // started at ~600 ms, would finish at ~1200 ms > 1000 ms
+  EXPECT_EQ(third.status, 504);
+  EXPECT_EQ(third.body, R"({"detail":"deadline exceeded"})");
+  std::this_thread::sleep_for(800ms);
+  auto m = http_get(d.port(), "/metrics").body;
+  // The third never reached the model: only two forwards ran.
+  EXPECT_EQ(metric_line(m, "laya_batch_requests_count"), "laya_batch_requests_count 2") << m;
+}
+
+TEST(Acceptance, SigtermDrainsInFlightRequestsAndExitsZero) {
+  ServerProcess s({"--fault-inject-delay-ms", "300", "--max-batch-rows", "1"});
+  ASSERT_NE(s.port(), 0) << s.log_text();
+  const auto requests = read_lines(requests_file());
+  std::vector<std::future<HttpReply>> fs;
+  for (int i = 0; i < 4; ++i) fs.push_back(std::async(std::launch::async, [&] { return http_post(s.port(), "/v1/systemone", requests[0]); }));
+  std::this_thread::sleep_for(150ms);
+  s.signal(SIGTERM);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(http_get(s.port(), "/ready").status, 0);  // the listener is closed
+  for (auto& f : fs) EXPECT_EQ(f.get().status, 200);
+  EXPECT_EQ(s.wait_exit(10s), 0) << s.log_text();
+}
+
+TEST(Acceptance, InjectedEngineFailureRecovers) {
+  ServerProcess s({"--fault-inject-forward", "2"});
+  ASSERT_NE(s.port(), 0) << s.log_text();
+  const std::string ok = read_lines(requests_file()).front();
+  auto first = http_post(s.port(), "/v1/systemone", ok);
+  EXPECT_EQ(first.status, 200);
+  auto failed = http_post(s.port(), "/v1/systemone", ok);
+  EXPECT_EQ(failed.status, 500);
+  EXPECT_EQ(failed.body, R"({"detail":"inference failed"})");
+  auto again = http_post(s.port(), "/v1/systemone", ok);
+  EXPECT_EQ(again.status, 200);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(http_get(s.port(), "/ready").status, 200);
+  auto m = http_get(s.port(), "/metrics").body;
+  EXPECT_EQ(metric_line(m, "laya_engine_recoveries"), "laya_engine_recoveries 1");
+}
+
+TEST(Acceptance, InfoAndHealthDescribeTheServer) {
+  ServerProcess s({});
+  ASSERT_NE(s.port(), 0) << s.log_text();
+  EXPECT_NE(s.log_text().find("DEMO checkpoint"), std::string::npos);
+  auto h = http_get(s.port(), "/health");
+  EXPECT_EQ(h.status, 200);
+  auto hj = nlohmann::json::parse(h.body);
+  EXPECT_EQ(hj["status"], "ok");
+  auto info = nlohmann::json::parse(http_get(s.port(), "/info").body);
+  EXPECT_EQ(info["demo"], true);
+  EXPECT_EQ(info["backend"], "cpu");
+  EXPECT_EQ(info["state"], "ready");
+  EXPECT_EQ(info["limits"]["max_questions"], 64);
+}
+
+}  // namespace
+}  // namespace laya::test
