@@ -34,7 +34,7 @@ std::vector<std::string> golden_names() {
 
 Golden load_golden(const std::string& name) {
   Golden g;
-  g.meta = nlohmann::json::parse(slurp(data_dir() / (name + ".json")));
+  g.meta = nlohmann::ordered_json::parse(slurp(data_dir() / (name + ".json")));
   const std::string bytes = slurp(data_dir() / g.meta.at("tensor_file").get<std::string>());
   if (bytes.size() % 4 != 0) throw std::runtime_error(name + ": tensor file size is not a multiple of 4");
   g.floats.resize(bytes.size() / 4);
@@ -42,7 +42,7 @@ Golden load_golden(const std::string& name) {
   return g;
 }
 
-void synth_from_record(const nlohmann::json& s, const fs::path& out) {
+void synth_from_record(const nlohmann::ordered_json& s, const fs::path& out) {
   checkpoint::SynthOptions o;
   o.layout = s.at("layout").get<std::string>();
   o.seed = s.at("seed").get<uint64_t>();
@@ -59,7 +59,7 @@ void synth_from_record(const nlohmann::json& s, const fs::path& out) {
   checkpoint::write_synthetic_checkpoint(o);
 }
 
-engine::Batch batch_from_rows(const nlohmann::json& rows) {
+engine::Batch batch_from_rows(const nlohmann::ordered_json& rows) {
   engine::Batch b;
   for (const auto& r : rows) {
     const auto ids = r.at("ids").get<std::vector<int32_t>>();

@@ -12,7 +12,7 @@
 namespace laya::test {
 
 struct Golden {
-  nlohmann::json meta;
+  nlohmann::ordered_json meta;
   std::vector<float> floats;  // the .f32 file (little-endian float32)
 };
 
@@ -20,8 +20,8 @@ struct Golden {
 std::vector<std::string> golden_names();
 Golden load_golden(const std::string& name);
 // Regenerates the checkpoint the oracle ran from the recorded synth parameters.
-void synth_from_record(const nlohmann::json& synth, const std::filesystem::path& out);
+void synth_from_record(const nlohmann::ordered_json& synth, const std::filesystem::path& out);
 // Rows [{ids, markers, qtype}] -> a packed batch.
-engine::Batch batch_from_rows(const nlohmann::json& rows);
+engine::Batch batch_from_rows(const nlohmann::ordered_json& rows);
 
 }  // namespace laya::test
