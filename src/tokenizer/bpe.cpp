@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <queue>
 #include <unordered_map>
 
 #include "laya/errors.h"
@@ -213,19 +212,29 @@ void Bpe::merge_all(std::vector<int32_t>& ids) const {
   const std::size_t n = ids.size();
   if (n < 2) return;
   thread_local std::vector<Symbol> sym;
-  thread_local std::vector<QueueEntry> heap_storage;
+  thread_local std::vector<QueueEntry> heap;
   sym.resize(n);
-  heap_storage.clear();
+  heap.clear();
   for (std::size_t i = 0; i < n; ++i) sym[i] = Symbol{ids[i], int32_t(i) - 1, i + 1 < n ? int32_t(i + 1) : -1};
-  std::priority_queue<QueueEntry, std::vector<QueueEntry>, std::greater<QueueEntry>> queue(
-      std::greater<QueueEntry>{}, std::move(heap_storage));
   for (std::size_t i = 0; i + 1 < n; ++i) {
-    if (const MergeMap::Value* m = merges.find(ids[i], ids[i + 1])) queue.push({m->rank, uint32_t(i), m->id});
+    if (const MergeMap::Value* m = merges.find(ids[i], ids[i + 1])) heap.push_back({m->rank, uint32_t(i), m->id});
   }
+  // A min-heap on (rank, pos), built in O(n): long words stay near-linear.
+  const auto cmp = std::greater<QueueEntry>{};
+  std::make_heap(heap.begin(), heap.end(), cmp);
+  auto pop = [&] {
+    std::pop_heap(heap.begin(), heap.end(), cmp);
+    const QueueEntry e = heap.back();
+    heap.pop_back();
+    return e;
+  };
+  auto push = [&](QueueEntry e) {
+    heap.push_back(e);
+    std::push_heap(heap.begin(), heap.end(), cmp);
+  };
   // The same loop as HF's Word::merge_all, including its staleness test (compares the merged id).
-  while (!queue.empty()) {
-    const QueueEntry top = queue.top();
-    queue.pop();
+  while (!heap.empty()) {
+    const QueueEntry top = pop();
     Symbol& cur = sym[top.pos];
     if (cur.id < 0) continue;  // removed
     if (cur.next < 0) continue;
@@ -238,10 +247,10 @@ void Bpe::merge_all(std::vector<int32_t>& ids) const {
     sym[next_pos].id = -1;
     if (right.next >= 0) sym[right.next].prev = int32_t(top.pos);
     if (cur.prev >= 0) {
-      if (const MergeMap::Value* p = merges.find(sym[cur.prev].id, cur.id)) queue.push({p->rank, uint32_t(cur.prev), p->id});
+      if (const MergeMap::Value* p = merges.find(sym[cur.prev].id, cur.id)) push({p->rank, uint32_t(cur.prev), p->id});
     }
     if (cur.next >= 0) {
-      if (const MergeMap::Value* p = merges.find(cur.id, sym[cur.next].id)) queue.push({p->rank, top.pos, p->id});
+      if (const MergeMap::Value* p = merges.find(cur.id, sym[cur.next].id)) push({p->rank, top.pos, p->id});
     }
   }
   std::size_t w = 0;

@@ -54,8 +54,8 @@ void TokenizerImpl::encode(std::string_view text, std::vector<int32_t>& out) con
     LAYA_FAIL(ErrorKind::bad_request, "text is not valid UTF-8: invalid UTF-8 at byte {}", bad);
   }
   LAYA_REQUIRE(text.size() < (std::size_t(1) << 31), ErrorKind::too_large, "text of {} bytes is too long to tokenize", text.size());
-  std::vector<Segment> raw, norm_segs;
-  std::string normalized;
+  thread_local std::vector<Segment> raw, norm_segs;
+  thread_local std::string normalized;
   added.find_matches(text, added.raw_trie, raw);
   for (const Segment& seg : raw) {
     if (seg.id >= 0) {
