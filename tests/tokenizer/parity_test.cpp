@@ -2,6 +2,7 @@
 // (tests/data/tokenizer/corpus-*.jsonl.gz, written by tools/oracle/tokenizer_corpus.py).
 #include <zlib.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -69,6 +70,40 @@ void check_corpus(const Tokenizer& tok, const std::string& file, std::size_t min
   EXPECT_EQ(mismatches, 0u) << "of " << count << " strings (tokenizers " << header.at("tokenizers").get<std::string>()
                             << ");" << kinds;
 }
+
+// A fixture tokenizer with the variant's patch (top-level keys, "model.<key>") applied, as the
+// oracle script does.
+std::shared_ptr<const Tokenizer> patched(const std::string& file) {
+  const auto lines = read_gz_lines(laya::test::source_dir() / "tests/data/tokenizer" / file);
+  if (lines.empty()) return nullptr;
+  const auto header = nlohmann::json::parse(lines[0]);
+  std::ifstream in(laya::test::require_fixtures() / header.at("tokenizer").get<std::string>());
+  auto j = nlohmann::json::parse(in);
+  for (const auto& [k, v] : header.at("patch").items()) {
+    if (k.rfind("model.", 0) == 0) j["model"][k.substr(6)] = v;
+    else j[k] = v;
+  }
+  return Tokenizer::from_json(j.dump(), file);
+}
+
+class TokenizerVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TokenizerVariant, ZeroMismatches) {
+  const std::string file = "variant-" + GetParam() + ".jsonl.gz";
+  auto tok = patched(file);
+  ASSERT_NE(tok, nullptr);
+  check_corpus(*tok, file, 1000);
+}
+
+INSTANTIATE_TEST_SUITE_P(Components, TokenizerVariant,
+                         ::testing::Values("mmbert-gemma-normalizer", "mmbert-metaspace-first", "mmbert-split-nosplit",
+                                           "modernbert-prefix-space", "modernbert-noregex-ignore-merges"),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           std::string n = param_info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
 
 TEST(TokenizerParity, ModernBertCorpusZeroMismatches) { check_corpus(*modernbert(), "corpus-modernbert.jsonl.gz", 20000); }
 

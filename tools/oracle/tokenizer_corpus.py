@@ -329,6 +329,43 @@ TARGETS = {
 }
 
 
+# Variants of the fixtures (a patch of top-level and model keys) that exercise the other supported
+# components: the Gemma/Llama normaliser spelling (Prepend + Replace, no pre-tokenizer) that the real
+# mmBERT file may use, Metaspace prepend_scheme "first", ByteLevel with add_prefix_space / without
+# regex, ignore_merges, Split, Strip. tests/tokenizer/parity_test.cpp applies the same patches.
+VARIANTS = {
+    "mmbert-gemma-normalizer": ("tokenizer-mmbert-standin/tokenizer.json", {
+        "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
+                                                           {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+        "pre_tokenizer": None}),
+    "mmbert-metaspace-first": ("tokenizer-mmbert-standin/tokenizer.json", {
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": True}}),
+    "mmbert-split-nosplit": ("tokenizer-mmbert-standin/tokenizer.json", {
+        "normalizer": {"type": "Strip", "strip_left": True, "strip_right": False},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"String": "\n"}, "behavior": "MergedWithPrevious", "invert": False},
+            {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": False}]}}),
+    "modernbert-prefix-space": ("tokenizer-modernbert/tokenizer.json", {
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}}),
+    "modernbert-noregex-ignore-merges": ("tokenizer-modernbert/tokenizer.json", {
+        "normalizer": {"type": "NFKC"},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+        "model.ignore_merges": True}),
+}
+
+
+def patched_tokenizer(rel, patch):
+    d = json.loads((FIXTURES / rel).read_text())
+    for k, v in patch.items():
+        if k.startswith("model."):
+            d["model"][k[6:]] = v
+        else:
+            d[k] = v
+    return Tokenizer.from_str(json.dumps(d))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=20261129)
@@ -375,6 +412,35 @@ def main():
                     case_ids = tok.encode(long_text(case), add_special_tokens=False).ids
                     f.write((json.dumps(dict(case, ids=case_ids)) + "\n").encode())
             print(f"{lpath}: {len(LONG_CASES)} long cases, {lpath.stat().st_size} bytes")
+    # Variants: 1,000 strings each (committed), or compared live.
+    import tempfile
+    for vname, (rel, patch) in VARIANTS.items():
+        tok = patched_tokenizer(rel, patch)
+        corpus = make_corpus(args.seed + 17 + sum(map(ord, vname)), 0.05, "<mask>", ADDED_GEMMA + ADDED_MB[:6])
+        texts = [t for _, t in corpus]
+        ids = [e.ids for e in tok.encode_batch(texts, add_special_tokens=False)]
+        if args.live:
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+                f.write(tok.to_str())
+            res = subprocess.run([args.engine, "tokenize", "--tokenizer", f.name], input="".join(json.dumps(t) + "\n" for t in texts).encode(),
+                                 capture_output=True, check=False)
+            os.unlink(f.name)
+            got = res.stdout.decode().splitlines()
+            mism = sum(1 for w, g in zip(ids, got) if json.loads(g) != w) + abs(len(got) - len(texts))
+            for (k, t), w, g in list(zip(corpus, ids, got))[:]:
+                if json.loads(g) != w and mism:
+                    print(f"MISMATCH [{vname}/{k}] {t!r}\n  hf:  {w}\n  c++: {g}")
+                    break
+            print(f"{vname}: {len(texts)} strings, {mism} mismatches; {res.stderr.decode()[-300:]}")
+            bad += mism
+            continue
+        path = Path(args.out) / f"variant-{vname}.jsonl.gz"
+        with gzip.GzipFile(path, "wb", compresslevel=9, mtime=0) as f:
+            header = {"tokenizers": tokenizers_version, "seed": args.seed, "tokenizer": rel, "patch": patch, "count": len(texts)}
+            f.write((json.dumps(header) + "\n").encode())
+            for (k, t), i in zip(corpus, ids):
+                f.write((json.dumps({"k": k, "t": t, "ids": i}, ensure_ascii=False) + "\n").encode("utf-8"))
+        print(f"{path}: {len(texts)} strings, {path.stat().st_size} bytes")
     sys.exit(1 if bad else 0)
 
 
