@@ -183,7 +183,7 @@ DecisionRequest request_from_json(Json body, const RequestLimits& limits) {
   }
   if (!questions.is_object()) throw Error(ErrorKind::bad_request, "'questions' must be an object");
   if (!has_state || req.state.is_null())
-    throw Error(ErrorKind::bad_request, "request body must have a non-null 'state' field (a string, object or list)");
+    throw Error(ErrorKind::bad_request, "request body must have a non-null 'state' field");
   if (questions.size() > limits.max_questions)
     throw Error(ErrorKind::too_large, fmt::format("too many questions ({} > {})", questions.size(), limits.max_questions));
   size_t state_len = 0;
