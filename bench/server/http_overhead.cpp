@@ -1,0 +1,217 @@
+// HTTP overhead of `laya-engine serve` over the in-process engine, and throughput by concurrency.
+//
+//   laya_bench_http [--model DIR|demo] [--threads N] [--requests N] [--concurrency 1,8,64] [--seconds S]
+//
+// 1. In-process: ModelPipeline::prepare + Backend::forward + render for a small request, timed
+//    N times on one thread (what `decide` does per line).
+// 2. The same request over loopback HTTP/1.1 keep-alive to an in-process HttpServer + Scheduler
+//    with the same backend, one client: the difference of the medians is the HTTP + runtime overhead.
+// 3. Closed-loop clients at each concurrency (one keep-alive connection each) for S seconds:
+//    requests/s, p50 and p99, mean requests per forward.
+// Prints a table; never asserts on time.
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backends/cpu/cpu_backend.h"
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/demo.h"
+#include "runtime/model_pipeline.h"
+#include "runtime/scheduler.h"
+#include "runtime/worker_pool.h"
+#include "server/http_server.h"
+#include "server/metrics.h"
+#include "tokenizer/special_tokens.h"
+#include "tokenizer/tokenizer.h"
+#include "common/log.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace http = boost::beast::http;
+
+const char* kBody =
+    R"({"state": "I was charged twice for my order. Please refund the duplicate today.", )"
+    R"("questions": {"refund": {"type": "noul", "instructions": "Does the customer ask for a refund?"}}})";
+
+double us(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+
+double pct(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
+struct Client {
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::socket sock{ioc};
+  boost::beast::flat_buffer buf;
+  http::request<http::string_body> req{http::verb::post, "/v1/systemone", 11};
+  explicit Client(uint16_t port) {
+    sock.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+    sock.set_option(boost::asio::ip::tcp::no_delay(true));
+    req.set(http::field::host, "127.0.0.1");
+    req.set(http::field::content_type, "application/json");
+    req.body() = kBody;
+    req.prepare_payload();
+  }
+  int call() {
+    http::write(sock, req);
+    http::response<http::string_body> res;
+    http::read(sock, buf, res);
+    return res.result_int();
+  }
+};
+
+// Answers instantly (zeros): isolates the HTTP + runtime cost from the model's.
+class NullBackend : public laya::engine::Backend {
+ public:
+  laya::engine::ForwardResult forward(const laya::engine::Batch& b, laya::engine::DumpSink*) override {
+    laya::engine::ForwardResult r;
+    r.logits.assign(static_cast<size_t>(b.total_markers()), 0.0f);
+    r.act_logits.assign(static_cast<size_t>(b.rows()) * 2, 0.0f);
+    return r;
+  }
+  laya::engine::BackendInfo info() const override { return {"null", "none", "fp32", 0, 0}; }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model = "demo", conc = "1,8,64";
+  int threads = 1, n = 2000;
+  bool null_backend = false;
+  double seconds = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--model") model = v;
+    else if (k == "--threads") threads = std::stoi(v);
+    else if (k == "--requests") n = std::stoi(v);
+    else if (k == "--concurrency") conc = v;
+    else if (k == "--seconds") seconds = std::stod(v);
+    else if (k == "--null-backend") null_backend = v == "1";
+    else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  using namespace laya;
+  set_log_level("warn");
+  bool demo = false;
+  const auto dir = checkpoint::resolve_model_dir(model, &demo);
+  auto ckpt = checkpoint::Checkpoint::open(dir);
+  auto tok = tokenizer::Tokenizer::from_file(ckpt.paths().tokenizer_json);
+  auto special = tokenizer::load_special_tokens(ckpt.paths().tokenizer_config, *tok);
+  runtime::ModelPipeline pipeline(tok, special, ckpt.config().agent);
+  engine::BackendOptions bo;
+  bo.threads = threads;
+
+  auto make = [&]() -> std::unique_ptr<engine::Backend> {
+    if (null_backend) return std::make_unique<NullBackend>();
+    return cpu::make_cpu_backend(ckpt, bo);
+  };
+  // 1. In-process.
+  std::vector<double> inproc, inproc_fwd;
+  {
+    auto backend = make();
+    for (int i = 0; i < n + 50; ++i) {
+      const auto t0 = Clock::now();
+      auto p = pipeline.prepare(kBody);
+      const auto f0 = Clock::now();
+      auto r = backend->forward(p->batch());
+      if (i >= 50) inproc_fwd.push_back(us(Clock::now() - f0));
+      auto out = p->render(r.logits, r.act_logits, r.n_act);
+      if (i >= 50) inproc.push_back(us(Clock::now() - t0));
+    }
+  }
+
+  // 2./3. Over HTTP.
+  server::Metrics metrics;
+  std::atomic<int64_t> forwards{0}, batched{0};
+  std::vector<double> exec_fwd;  // executor thread only
+  runtime::SchedulerOptions so;
+  so.on_batch = [&](const runtime::BatchStats& s) {
+    forwards++;
+    batched += s.requests;
+    if (exec_fwd.size() < 100000) exec_fwd.push_back(s.inference_ms * 1e3);
+  };
+  runtime::Scheduler sched(make, so);
+  sched.start();
+  runtime::WorkerPool pool(2);
+  server::ServerOptions sv;
+  sv.port = 0;
+  server::HttpServer srv(sv, sched, pipeline, pool, metrics);
+  srv.start();
+
+  std::vector<double> over_http;
+  {
+    Client c(srv.port());
+    for (int i = 0; i < n + 50; ++i) {
+      const auto t0 = Clock::now();
+      if (c.call() != 200) {
+        std::fprintf(stderr, "HTTP error\n");
+        return 1;
+      }
+      if (i >= 50) over_http.push_back(us(Clock::now() - t0));
+    }
+  }
+  fmt::print("model {} ({}), {} backend, {} thread(s), hardware threads {}\n", dir.string(), ckpt.kind(),
+             null_backend ? "null (instant)" : "CPU", threads, std::thread::hardware_concurrency());
+  fmt::print("\nconcurrency 1, small request (1 noul question), {} requests\n", n);
+  fmt::print("{:<34} {:>10} {:>10}\n", "path", "p50 us", "p99 us");
+  fmt::print("{:<34} {:>10.1f} {:>10.1f}\n", "in-process (prepare+forward+render)", pct(inproc, 0.5), pct(inproc, 0.99));
+  fmt::print("{:<34} {:>10.1f} {:>10.1f}\n", "HTTP loopback keep-alive", pct(over_http, 0.5), pct(over_http, 0.99));
+  fmt::print("{:<34} {:>10.1f}\n", "overhead (difference of p50s)", pct(over_http, 0.5) - pct(inproc, 0.5));
+  fmt::print("{:<34} {:>10.1f} {:>10.1f}\n", "  forward alone, in-process", pct(inproc_fwd, 0.5), pct(inproc_fwd, 0.99));
+  fmt::print("{:<34} {:>10.1f} {:>10.1f}\n", "  forward alone, executor thread", pct(exec_fwd, 0.5), pct(exec_fwd, 0.99));
+
+  fmt::print("\nclosed loop, {} s per row\n", seconds);
+  fmt::print("{:>11} {:>10} {:>10} {:>10} {:>10} {:>14}\n", "concurrency", "requests", "req/s", "p50 ms", "p99 ms",
+             "req/forward");
+  exec_fwd.clear();
+  std::stringstream ss(conc);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const int c = std::stoi(item);
+    std::vector<std::vector<double>> lat(static_cast<size_t>(c));
+    std::atomic<bool> stop{false};
+    std::atomic<int> errors{0};
+    forwards = 0;
+    batched = 0;
+    std::vector<std::thread> ts;
+    const auto t0 = Clock::now();
+    for (int k = 0; k < c; ++k) {
+      ts.emplace_back([&, k] {
+        Client cl(srv.port());
+        while (!stop.load()) {
+          const auto a = Clock::now();
+          if (cl.call() != 200) errors++;
+          lat[static_cast<size_t>(k)].push_back(us(Clock::now() - a) / 1e3);
+        }
+      });
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    stop = true;
+    for (auto& t : ts) t.join();
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::vector<double> all;
+    for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
+    fmt::print("{:>11} {:>10} {:>10.1f} {:>10.2f} {:>10.2f} {:>14.2f}{}\n", c, all.size(),
+               static_cast<double>(all.size()) / wall, pct(all, 0.5), pct(all, 0.99),
+               forwards ? static_cast<double>(batched) / static_cast<double>(forwards) : 0.0,
+               errors ? fmt::format("  ({} errors)", errors.load()) : "");
+  }
+  srv.stop();
+  sched.stop();
+  return 0;
+}
