@@ -5,16 +5,18 @@
 #   parity vs the CPU fp32 engine on full-size english and typed-decisions synthetic checkpoints
 #   (synthesized here with the bundled binary), `laya-engine bench` eager and graph, the official
 #   laya package on the same GPU (interleaved, two rounds) and a parity check against it.
-# Results under $OUT (at most 8 files come back): gpu.txt, summary.txt, tests.log, parity.log,
-# bench.jsonl, official.log.
+# Results under $OUT (at most 8 files come back): gpu.txt, summary.txt, tests.log, profile.txt,
+# parity.log, bench.jsonl, official.log.
 #
-# usage: scripts/gpu/run_gpu_suite.sh [PHASES]   PHASES: comma list of tests,parity,bench,official (default all)
+# usage: scripts/gpu/run_gpu_suite.sh [PHASES]   PHASES: comma list of tests,profile,bench,official,parity
+#        (default all; order of execution is fixed). Env: LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS,
+#        LAYA_PARITY_REQUESTS, LAYA_PARITY_MAX_TOKENS, LAYA_PARITY_TIMEOUT.
 set -u
 OUT=${OUT:-/tmp/laya-gpu-out}
 mkdir -p "$OUT"
 R=.gpu/run.sh
 X=${LAYA_GPU_UNPACK:-/tmp/laya-gpu}
-PH=${1:-tests,parity,bench,official}
+PH=${1:-tests,profile,bench,official,parity}
 SHAPES=${LAYA_BENCH_SHAPES:-1x48,4x64,1x464,1x512,4x464,16x512}
 has() { [[ ",$PH," == *",$1,"* ]]; }
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
@@ -41,10 +43,37 @@ if has tests; then
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^parity|worst|requests" "$OUT/tests.log" | tee -a "$OUT/summary.txt"
 fi
 
+if has profile; then
+  NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  for shp in 1x48 16x512; do
+    timeout 120 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
+      $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 0 --iters 1 \
+      > /tmp/ncu_$shp.csv 2>>"$OUT/summary.txt"
+    log "ncu $shp rc=$?"
+    python3 - /tmp/ncu_$shp.csv $shp <<'PY' | tee -a "$OUT/profile.txt"
+import csv, sys, collections, re
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 5]
+hdr = rows[0]; rows = rows[1:]
+ki, vi = hdr.index("Kernel Name"), hdr.index("Metric Value")
+ui = hdr.index("Metric Unit") if "Metric Unit" in hdr else None
+tot = collections.Counter(); cnt = collections.Counter()
+for r in rows:
+    try: v = float(r[vi].replace(",", ""))
+    except ValueError: continue
+    unit = r[ui] if ui is not None else "ns"
+    v = v / 1000.0 if unit in ("ns", "nsecond") else (v if unit in ("us", "usecond") else v * 1000.0)
+    name = re.sub(r"\(.*", "", r[ki])[:70]
+    tot[name] += v; cnt[name] += 1
+print("profile %s: %d kernels, %.1f us total" % (sys.argv[2], sum(cnt.values()), sum(tot.values())))
+for n, v in tot.most_common(14): print("  %9.1f us %4d x  %s" % (v, cnt[n], n))
+PY
+  done
+fi
+
 if has bench; then
   for round in 1 2; do
     for ex in eager graph; do
-      $R laya-engine bench --model $EN --backend cuda --execution $ex --shapes "$SHAPES" --warmup 20 --iters 100 --json \
+      $R laya-engine bench --model $EN --backend cuda --execution $ex --shapes "$SHAPES" --warmup 20 --iters ${LAYA_BENCH_ITERS:-60} --json \
         2>>"$OUT/summary.txt" | sed "s/^{/{\"round\":$round,\"impl\":\"ours-$ex\",/" >> "$OUT/bench.jsonl"
       log "bench ours $ex round $round rc=$?"
     done
@@ -53,7 +82,7 @@ if has bench; then
         python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/official.log" 2>&1
       fi
       PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $EN --shapes "$SHAPES" --warmup 20 \
-        --iters 100 --json 2>>"$OUT/official.log" | sed "s/^{/{\"round\":$round,/" >> "$OUT/bench.jsonl"
+        --iters ${LAYA_BENCH_ITERS:-60} --json 2>>"$OUT/official.log" | sed "s/^{/{\"round\":$round,/" >> "$OUT/bench.jsonl"
       log "bench official round $round rc=$?"
     fi
   done
@@ -83,7 +112,7 @@ fi
 
 if has parity; then
   LAYA_GPU_PARITY_DIRS=$EN:$TD LAYA_GPU_PARITY_REQUESTS=${LAYA_PARITY_REQUESTS:-30} \
-    $R test_gpu --gtest_filter=*Extra* > "$OUT/parity.log" 2>&1
+    LAYA_GPU_PARITY_MAX_TOKENS=${LAYA_PARITY_MAX_TOKENS:-4096} timeout ${LAYA_PARITY_TIMEOUT:-900} $R test_gpu --gtest_filter=*Extra* > "$OUT/parity.log" 2>&1
   log "full-size parity rc=$?"
   grep -E "^\[  (PASSED|FAILED) |parity|worst|requests|nRMS" "$OUT/parity.log" | head -60 | tee -a "$OUT/summary.txt"
 fi

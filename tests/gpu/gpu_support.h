@@ -35,7 +35,10 @@ struct Diff {
   double max_abs = 0.0;
   double ref_max = 0.0;
   bool finite = true;
-  bool ok() const { return finite && nrms <= 5e-3 && max_abs <= 0.02 * std::max(ref_max, 1.0); }
+  // The bound (nRMS <= 5e-3, max|d| <= 0.02 max(|ref|, 1)) by default.
+  bool ok(double nrms_bound = 5e-3, double max_scale = 0.02) const {
+    return finite && nrms <= nrms_bound && max_abs <= max_scale * std::max(ref_max, 1.0);
+  }
 };
 Diff compare(const std::vector<float>& got, const std::vector<float>& ref);
 

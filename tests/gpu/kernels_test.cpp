@@ -99,7 +99,7 @@ void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std
   tiles.push_back(-1);
 }
 
-void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed) {
+void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed, bool simt) {
   std::mt19937 rng(seed);
   std::vector<int32_t> offs, tiles;
   tiles_for(lens, offs, tiles);
@@ -116,6 +116,7 @@ void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t
   p.tile_capacity = static_cast<int32_t>(tiles.size() / 2);
   p.heads = heads;
   p.window = window;
+  p.simt = simt;
   launch_attention(p, nullptr);
   const auto got = from_bf16(dout.down());
   std::vector<float> ref(static_cast<size_t>(T) * d);
@@ -131,7 +132,12 @@ void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t
   c.heads = heads;
   c.window_half = window;
   cpu::attention(c);
-  expect_close(got, ref, "attention");
+  expect_close(got, ref, simt ? "attention (simt)" : "attention (mma)");
+}
+
+void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed) {
+  run_attention_case_one(lens, heads, window, seed, false);
+  run_attention_case_one(lens, heads, window, seed, true);
 }
 
 TEST(CudaKernels, AttentionGlobalVarlen) {

@@ -108,13 +108,169 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams p) {
   for (int e = 0; e < kD / 2; ++e) dst[e] = __floats2bfloat162_rn(acc[2 * e] * inv, acc[2 * e + 1] * inv);
 }
 
+// Tensor-core variant (mma.sync m16n8k16 bf16, fp32 accumulate; sm_80+): 4 warps x 16 queries,
+// 64-key tiles in shared memory, online softmax in fp32, P rounded to bf16 for P.V as
+// FlashAttention does. Same tile table, masking and zero-key semantics as the SIMT kernel above.
+constexpr int kStride = 72;  // padded smem row (bf16): conflict-free fragment loads
+
+__device__ __forceinline__ void mma_bf16(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+
+__global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
+  __shared__ __align__(16) __nv_bfloat16 qs[kBQ * kStride];
+  __shared__ __align__(16) __nv_bfloat16 ks[64 * kStride];
+  __shared__ __align__(16) __nv_bfloat16 vt[kD * kStride];  // transposed: [dim][key]
+  const int tile = blockIdx.x;
+  const int head = blockIdx.y;
+  const int row = p.tiles[2 * tile];
+  if (row < 0) return;
+  const int q0 = p.tiles[2 * tile + 1];
+  const int rs = p.row_offsets[row], re = p.row_offsets[row + 1];
+  const size_t ld = static_cast<size_t>(3) * p.heads * kD;
+  const size_t qoff = static_cast<size_t>(head) * kD;
+  const size_t koff = static_cast<size_t>(p.heads) * kD + head * kD;
+  const size_t voff = static_cast<size_t>(2) * p.heads * kD + head * kD;
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, tig = lane & 3;
+
+  for (int i = tid; i < kBQ * 8; i += 128) {
+    const int r = i >> 3, c = i & 7;
+    uint4 v = make_uint4(0, 0, 0, 0);
+    if (q0 + r < re) v = *reinterpret_cast<const uint4*>(p.qkv + (q0 + r) * ld + qoff + c * 8);
+    *reinterpret_cast<uint4*>(&qs[r * kStride + c * 8]) = v;
+  }
+  int lo = rs, hi = re;
+  if (p.window >= 0) {
+    lo = max(rs, q0 - p.window);
+    hi = min(re, min(q0 + kBQ, re) - 1 + p.window + 1);
+  }
+  const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
+  float o[8][4];
+#pragma unroll
+  for (int n = 0; n < 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
+  uint32_t qf[4][4];
+  __syncthreads();
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+    const __nv_bfloat16* base = &qs[(warp * 16 + g) * kStride + kk * 16 + tig * 2];
+    qf[kk][0] = *reinterpret_cast<const uint32_t*>(base);
+    qf[kk][1] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride);
+    qf[kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
+    qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
+  }
+  for (int kb = lo; kb < hi; kb += 64) {
+    __syncthreads();
+    for (int i = tid; i < 64 * 8; i += 128) {
+      const int j = i >> 3, c = i & 7;
+      uint4 kv = make_uint4(0, 0, 0, 0), vv = make_uint4(0, 0, 0, 0);
+      if (kb + j < hi) {
+        kv = *reinterpret_cast<const uint4*>(p.qkv + (kb + j) * ld + koff + c * 8);
+        vv = *reinterpret_cast<const uint4*>(p.qkv + (kb + j) * ld + voff + c * 8);
+      }
+      *reinterpret_cast<uint4*>(&ks[j * kStride + c * 8]) = kv;
+      const __nv_bfloat16* ve = reinterpret_cast<const __nv_bfloat16*>(&vv);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) vt[(c * 8 + e) * kStride + j] = ve[e];
+    }
+    __syncthreads();
+    float s[8][4];
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        const __nv_bfloat16* kr = &ks[(n * 8 + g) * kStride + kk * 16 + tig * 2];
+        mma_bf16(s[n], qf[kk], *reinterpret_cast<const uint32_t*>(kr), *reinterpret_cast<const uint32_t*>(kr + 8));
+      }
+    }
+    float mx_a = m_a, mx_b = m_b;
+#pragma unroll
+    for (int n = 0; n < 8; ++n)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int key = kb + n * 8 + tig * 2 + c;
+        const bool in = key < hi;
+        const bool va = in && (p.window < 0 || abs(qa - key) <= p.window);
+        const bool vb = in && (p.window < 0 || abs(qb - key) <= p.window);
+        s[n][c] = va ? s[n][c] * p.scale : -INFINITY;
+        s[n][2 + c] = vb ? s[n][2 + c] * p.scale : -INFINITY;
+        mx_a = fmaxf(mx_a, s[n][c]);
+        mx_b = fmaxf(mx_b, s[n][2 + c]);
+      }
+    mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 1));
+    mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
+    mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
+    mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
+    const float corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
+    const float corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
+    m_a = mx_a;
+    m_b = mx_b;
+    l_a *= corr_a;
+    l_b *= corr_b;
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+      o[n][0] *= corr_a;
+      o[n][1] *= corr_a;
+      o[n][2] *= corr_b;
+      o[n][3] *= corr_b;
+    }
+    uint32_t pf[4][4];
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+      const float p0 = s[n][0] == -INFINITY ? 0.f : expf(s[n][0] - m_a);
+      const float p1 = s[n][1] == -INFINITY ? 0.f : expf(s[n][1] - m_a);
+      const float p2 = s[n][2] == -INFINITY ? 0.f : expf(s[n][2] - m_b);
+      const float p3 = s[n][3] == -INFINITY ? 0.f : expf(s[n][3] - m_b);
+      l_a += p0 + p1;
+      l_b += p2 + p3;
+      const int t = n >> 1, half = n & 1;
+      pf[t][half * 2 + 0] = pack_bf16(p0, p1);
+      pf[t][half * 2 + 1] = pack_bf16(p2, p3);
+    }
+#pragma unroll
+    for (int n = 0; n < 8; ++n)
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        const __nv_bfloat16* vr = &vt[(n * 8 + g) * kStride + t * 16 + tig * 2];
+        mma_bf16(o[n], pf[t], *reinterpret_cast<const uint32_t*>(vr), *reinterpret_cast<const uint32_t*>(vr + 8));
+      }
+  }
+  l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
+  l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
+  l_b += __shfl_xor_sync(0xffffffffu, l_b, 1);
+  l_b += __shfl_xor_sync(0xffffffffu, l_b, 2);
+  const float ia = l_a > 0.f ? 1.f / l_a : 0.f, ib = l_b > 0.f ? 1.f / l_b : 0.f;
+  const size_t ldo = static_cast<size_t>(p.heads) * kD;
+#pragma unroll
+  for (int n = 0; n < 8; ++n) {
+    const int col = head * kD + n * 8 + tig * 2;
+    if (qa < re)
+      *reinterpret_cast<__nv_bfloat162*>(p.out + qa * ldo + col) = __floats2bfloat162_rn(o[n][0] * ia, o[n][1] * ia);
+    if (qb < re)
+      *reinterpret_cast<__nv_bfloat162*>(p.out + qb * ldo + col) = __floats2bfloat162_rn(o[n][2] * ib, o[n][3] * ib);
+  }
+}
+
 }  // namespace
 
 void launch_attention(const AttentionParams& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.qkv && p.out && p.row_offsets && p.tiles && p.tile_capacity >= 0 && p.heads > 0 && p.window >= -1,
                ErrorKind::internal, "attention: bad parameters");
   if (p.tile_capacity == 0) return;
-  attention_kernel<<<dim3(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads)), kBQ, 0, stream>>>(p);
+  const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
+  if (p.simt)
+    attention_kernel<<<grid, kBQ, 0, stream>>>(p);
+  else
+    attention_mma_kernel<<<grid, 128, 0, stream>>>(p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,7 +1,7 @@
 // Bidirectional multi-head attention over packed varlen rows (head_dim 64), global or windowed
 // (keys with |i - j| <= window), reading q|k|v from one [tokens, 3*heads*64] bf16 buffer and
 // writing [tokens, heads*64] bf16. fp32 scores, softmax and accumulation; a query with no valid key
-// writes zeros. Work is a table of 64-query tiles (row slot, first query) built on the host, so a
+// writes zeros. Two kernels: tensor-core mma.sync (default) and plain fp32 SIMT. Work is a table of 64-query tiles (row slot, first query) built on the host, so a
 // CUDA Graph captured for a bucket serves any row lengths that fit it.
 #pragma once
 
@@ -21,6 +21,7 @@ struct AttentionParams {
   int32_t heads = 0;
   int32_t window = -1;  // -1: global; else keys with |i - j| <= window
   float scale = 0.125f;
+  bool simt = false;  // true: the plain fp32 SIMT kernel (reference/fallback); false: tensor cores
 };
 void launch_attention(const AttentionParams& p, cudaStream_t stream);
 
