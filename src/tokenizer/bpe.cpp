@@ -63,8 +63,8 @@ struct WordCache {
   uint64_t owner = 0;
   std::unordered_map<std::string, std::vector<int32_t>> map;
 };
-constexpr std::size_t kCacheMaxWord = 256;     // bytes; longer words are not cached
-constexpr std::size_t kCacheMaxEntries = 8192;  // cleared when full: bounded memory
+constexpr std::size_t kCacheMaxWord = 64;      // bytes; longer words are not cached
+constexpr std::size_t kCacheMaxEntries = 4096;  // cleared when full: about 1 MB per thread at most
 
 WordCache& cache_for(uint64_t serial) {
   thread_local std::array<WordCache, 4> caches;
