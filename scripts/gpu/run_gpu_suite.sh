@@ -53,7 +53,8 @@ if has profile; then
     python3 - /tmp/ncu_$shp.csv $shp <<'PY' | tee -a "$OUT/profile.txt"
 import csv, sys, collections, re
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 5]
-hdr = rows[0]; rows = rows[1:]
+at = next(i for i, r in enumerate(rows) if "Kernel Name" in r)  # bench's own JSON lines come first
+hdr = rows[at]; rows = rows[at + 1:]
 ki, vi = hdr.index("Kernel Name"), hdr.index("Metric Value")
 ui = hdr.index("Metric Unit") if "Metric Unit" in hdr else None
 tot = collections.Counter(); cnt = collections.Counter()
