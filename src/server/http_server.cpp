@@ -332,44 +332,53 @@ class Session : public std::enable_shared_from_this<Session> {
       job.batch = std::shared_ptr<const engine::Batch>(prepared, &prepared->batch());
       job.deadline = ctx->deadline;
       job.cancelled = ctx->cancelled;
+      // Decoding is cheap and bounded (<= max_questions answers): it runs on the connection's I/O
+      // strand, one thread hop fewer than a round trip through the pool.
       job.done = [self, ctx, prepared](runtime::Outcome&& o) {
-        self->srv_.pool.post([self, ctx, prepared, o = std::move(o)]() { self->on_outcome(ctx, *prepared, o); });
+        net::post(self->stream_.get_executor(),
+                  [self, ctx, prepared, o = std::move(o)]() { self->on_outcome(ctx, *prepared, o); });
       };
       self->srv_.scheduler.submit(std::move(*ticket), std::move(job));
     });
   }
 
-  // Worker thread.
+  // Connection strand.
   void on_outcome(const std::shared_ptr<RequestCtx>& ctx, const runtime::Prepared& prepared,
                   const runtime::Outcome& o) {
+    if (ctx != ctx_ || ctx->responded) return;  // answered already (deadline) or the client left
     ctx->queue_ms = o.queue_ms;
     ctx->inference_ms = o.inference_ms;
     ctx->batch_requests = o.batch_requests;
     using S = runtime::Outcome::Status;
     switch (o.status) {
       case S::ok: break;
-      case S::deadline: srv_.metrics.count_dropped("deadline"); return post_reply(ctx, 504, "deadline exceeded");
-      case S::cancelled: srv_.metrics.count_dropped("cancelled"); return post_reply(ctx, 504, "deadline exceeded");
-      case S::unavailable: srv_.metrics.count_dropped("unavailable"); return post_reply(ctx, 503, "model unavailable");
-      case S::failed: return post_reply(ctx, 500, "inference failed");
+      case S::deadline: srv_.metrics.count_dropped("deadline"); return deliver(ctx, 504, "deadline exceeded", false);
+      case S::cancelled: srv_.metrics.count_dropped("cancelled"); return deliver(ctx, 504, "deadline exceeded", false);
+      case S::unavailable: srv_.metrics.count_dropped("unavailable"); return deliver(ctx, 503, "model unavailable", false);
+      case S::failed: return deliver(ctx, 500, "inference failed", false);
     }
     std::string body;
     try {
       body = prepared.render(o.logits, o.act_logits, o.n_act);
     } catch (const std::exception& e) {
       spdlog::error("request {}: decoding failed: {}", ctx->id, e.what());
-      return post_reply(ctx, 500, "inference failed");
+      return deliver(ctx, 500, "inference failed", false);
     }
     srv_.metrics.observe_request(o.queue_ms, ctx->tokenize_ms, o.inference_ms, ms_since(ctx->start));
-    post_reply(ctx, 200, std::move(body), true);
+    deliver(ctx, 200, std::move(body), true);
   }
 
   void post_reply(const std::shared_ptr<RequestCtx>& ctx, int status, std::string body, bool ok = false) {
     net::post(stream_.get_executor(), [self = shared_from_this(), ctx, status, body = std::move(body), ok]() mutable {
-      if (ctx != self->ctx_ || ctx->responded) return;  // answered already (deadline) or gone
-      if (ok) return self->reply_json(status, std::move(body));
-      self->reply_error(status, body);
+      self->deliver(ctx, status, std::move(body), ok);
     });
+  }
+
+  // Connection strand.
+  void deliver(const std::shared_ptr<RequestCtx>& ctx, int status, std::string body, bool ok) {
+    if (ctx != ctx_ || ctx->responded) return;  // answered already (deadline) or gone
+    if (ok) return reply_json(status, std::move(body));
+    reply_error(status, body);
   }
 
   // A client that goes away while its request waits is noticed here (EOF on a readable socket);

@@ -80,6 +80,16 @@ struct Harness {
   uint16_t port() const { return server->port(); }
 };
 
+// Polls `cond` (up to 10 s): the tests order events by state, not by sleeping.
+template <class F>
+bool eventually(F cond) {
+  for (int i = 0; i < 2000; ++i) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
+}
+
 std::string req(int rows, int base = 0) { return nlohmann::json{{"rows", rows}, {"base", base}}.dump(); }
 
 TEST(JsonArray, SplitsRawElements) {
@@ -252,13 +262,13 @@ TEST(Server, DisconnectedClientIsDroppedBeforeTheModel) {
   Harness h({}, ro);
   h.control->delay_ms = 400;
   auto blocker = std::async(std::launch::async, [&] { return http_post(h.port(), "/v1/systemone", req(1)); });
-  std::this_thread::sleep_for(100ms);  // the blocker is running
+  ASSERT_TRUE(eventually([&] { return h.server->inflight() == 1 && h.scheduler->pending() == 0; }));  // running
   {
     HttpConnection c(h.port());
     const std::string body = req(1, 7);
     c.write_raw("POST /v1/systemone HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
                 std::to_string(body.size()) + "\r\n\r\n" + body);
-    std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(eventually([&] { return h.scheduler->queue_depth() == 1; }));
     c.close();  // gone while queued
   }
   EXPECT_EQ(blocker.get().status, 200);
@@ -276,9 +286,9 @@ TEST(Server, FullQueueAnswers429WithRetryAfter) {
   Harness h({}, ro);
   h.control->delay_ms = 500;
   auto running = std::async(std::launch::async, [&] { return http_post(h.port(), "/v1/systemone", req(1)); });
-  std::this_thread::sleep_for(150ms);
+  ASSERT_TRUE(eventually([&] { return h.server->inflight() == 1 && h.scheduler->pending() == 0; }));  // running
   auto queued = std::async(std::launch::async, [&] { return http_post(h.port(), "/v1/systemone", req(1)); });
-  std::this_thread::sleep_for(150ms);
+  ASSERT_TRUE(eventually([&] { return h.scheduler->queue_depth() == 1; }));
   auto rejected = http_post(h.port(), "/v1/systemone", req(1));
   EXPECT_EQ(rejected.status, 429);
   EXPECT_EQ(rejected.header("retry-after"), "1");
@@ -293,7 +303,7 @@ TEST(Server, DeadlineExceededIs504AndNeverReachesTheModel) {
   Harness h(so);
   h.control->delay_ms = 600;
   auto first = std::async(std::launch::async, [&] { return http_post(h.port(), "/v1/systemone", req(1)); });
-  std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(eventually([&] { return h.server->inflight() == 1 && h.scheduler->pending() == 0; }));  // running
   auto second = http_post(h.port(), "/v1/systemone", req(1));
   EXPECT_EQ(second.status, 504);
   EXPECT_EQ(second.body, R"({"detail":"deadline exceeded"})");
@@ -351,7 +361,7 @@ TEST(Server, DrainFinishesInFlightAndRefusesNewWork) {
   h.control->delay_ms = 300;
   std::vector<std::future<HttpReply>> fs;
   for (int i = 0; i < 4; ++i) fs.push_back(std::async(std::launch::async, [&] { return http_post(h.port(), "/v1/systemone", req(1)); }));
-  std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(eventually([&] { return h.server->inflight() == 4; }));
   HttpConnection kept(h.port());  // an open keep-alive connection
   test::HttpRequestSpec s;
   s.method = "GET";
