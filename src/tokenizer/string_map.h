@@ -99,7 +99,7 @@ class StringIdMap {
   std::size_t size_ = 0;
 };
 
-// (left id, right id) -> (rank, merged id).
+// (left id, right id) -> (rank, merged id). Key and value share one 16-byte slot: one cache miss.
 class MergeMap {
  public:
   struct Value {
@@ -109,29 +109,32 @@ class MergeMap {
   void reserve(std::size_t n) {
     std::size_t cap = 16;
     while (cap < n * 2) cap <<= 1;
-    keys_.assign(cap, kEmpty);
-    values_.assign(cap, Value{});
+    slots_.assign(cap, Slot{kEmpty, Value{}});
     mask_ = cap - 1;
   }
   void insert(int32_t a, int32_t b, Value v) {  // last insert wins, like Rust's HashMap
     const uint64_t k = key(a, b);
     std::size_t i = mix(k) & mask_;
-    while (keys_[i] != kEmpty && keys_[i] != k) i = (i + 1) & mask_;
-    keys_[i] = k;
-    values_[i] = v;
+    while (slots_[i].key != kEmpty && slots_[i].key != k) i = (i + 1) & mask_;
+    slots_[i] = Slot{k, v};
   }
   const Value* find(int32_t a, int32_t b) const noexcept {
     const uint64_t k = key(a, b);
     std::size_t i = mix(k) & mask_;
     while (true) {
-      if (keys_[i] == k) return &values_[i];
-      if (keys_[i] == kEmpty) return nullptr;
+      const Slot& s = slots_[i];
+      if (s.key == k) return &s.value;
+      if (s.key == kEmpty) return nullptr;
       i = (i + 1) & mask_;
     }
   }
 
  private:
   static constexpr uint64_t kEmpty = ~0ull;
+  struct Slot {
+    uint64_t key;
+    Value value;
+  };
   static uint64_t key(int32_t a, int32_t b) noexcept { return (uint64_t(uint32_t(a)) << 32) | uint32_t(b); }
   static uint64_t mix(uint64_t k) noexcept {
     k ^= k >> 33;
@@ -139,8 +142,7 @@ class MergeMap {
     k ^= k >> 33;
     return k;
   }
-  std::vector<uint64_t> keys_;
-  std::vector<Value> values_;
+  std::vector<Slot> slots_;
   std::size_t mask_ = 0;
 };
 
