@@ -10,6 +10,7 @@
 #include "api/request.h"
 #include "decode/answers.h"
 #include "prompt/rows.h"
+#include "../api/gz_lines.h"
 #include "support/paths.h"
 #include "tokenizer/special_tokens.h"
 #include "tokenizer/tokenizer.h"
@@ -46,11 +47,11 @@ struct Pipeline {
 
 TEST(BadInput, MutatedOracleBodiesNeverCrash) {
   Pipeline pl;
-  std::ifstream in(test::source_dir() / "tests/data/api/oracle_cases.jsonl");
-  ASSERT_TRUE(in);
+  auto lines = test::gz_lines(test::source_dir() / "tests/data/api/oracle_cases.jsonl.gz");
+  ASSERT_FALSE(lines.empty());
   std::vector<std::string> bodies;
-  std::string line;
-  while (std::getline(in, line) && bodies.size() < 150) {
+  for (const auto& line : lines) {
+    if (bodies.size() >= 150) break;
     auto c = api::parse_json(line);
     if (c.find("body")->as_string().size() < 4000) bodies.push_back(c.find("body")->as_string());
   }

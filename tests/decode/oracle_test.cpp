@@ -15,6 +15,7 @@
 #include "api/request.h"
 #include "decode/answers.h"
 #include "prompt/rows.h"
+#include "../api/gz_lines.h"
 #include "support/paths.h"
 #include "tokenizer/special_tokens.h"
 #include "tokenizer/tokenizer.h"
@@ -59,20 +60,34 @@ float parse_f32(const std::string& s) {
   return v;
 }
 
-TEST(Oracle, RowsResponsesAndErrorsMatchOfficialPackage) {
-  fs::path fx = test::require_fixtures();
-  auto tok = tokenizer::Tokenizer::from_file(fx / "tokenizer-modernbert" / "tokenizer.json");
-  auto special = tokenizer::load_special_tokens(fx / "tokenizer-modernbert" / "original" / "tokenizer_config.json", *tok);
-  std::map<std::string, model::AgentConfig> cfgs{
-      {"english", config_from_meta(read_json(fx / "goldens" / "english" / "meta.json"))},
-      {"typed", config_from_meta(read_json(fx / "goldens" / "typed-decisions" / "meta.json"))}};
+struct OracleSet {
+  std::shared_ptr<const tokenizer::Tokenizer> tok;
+  tokenizer::SpecialTokens special;
+  std::map<std::string, model::AgentConfig> cfgs;
+};
+
+tokenizer::SpecialTokens special_from_meta(const Json& meta) {
+  const Json& st = *meta.find("special_tokens");
+  tokenizer::SpecialTokens s;
+  s.mask_token = st.find("mask_token")->as_string();
+  s.cls_id = static_cast<int32_t>(st.find("cls_id")->as_double());
+  s.sep_id = static_cast<int32_t>(st.find("sep_id")->as_double());
+  s.pad_id = static_cast<int32_t>(st.find("pad_id")->as_double());
+  s.mask_id = static_cast<int32_t>(st.find("mask_id")->as_double());
+  s.unk_id = static_cast<int32_t>(st.find("unk_id")->as_double());
+  return s;
+}
+
+void run_oracle_file(const OracleSet& set, const std::string& file, int min_ok, int min_err) {
+  const auto& tok = set.tok;
+  const auto& special = set.special;
+  const auto& cfgs = set.cfgs;
   ResponseOptions opts;
   opts.extended_usage = false;  // 0.3.20's usage has two keys
-  std::ifstream in(test::source_dir() / "tests/data/api/oracle_cases.jsonl");
-  ASSERT_TRUE(in) << "missing tests/data/api/oracle_cases.jsonl";
-  std::string line;
+  auto lines = test::gz_lines(test::source_dir() / "tests/data/api" / file);
+  ASSERT_FALSE(lines.empty()) << "missing tests/data/api/" << file;
   int n_ok = 0, n_err = 0, bad = 0, line_no = 0;
-  while (std::getline(in, line)) {
+  for (const auto& line : lines) {
     ++line_no;
     Json c = api::parse_json(line);
     const std::string& kind = c.find("kind")->as_string();
@@ -141,9 +156,29 @@ TEST(Oracle, RowsResponsesAndErrorsMatchOfficialPackage) {
       }
     }
   }
-  EXPECT_GE(n_ok, 500);
-  EXPECT_GE(n_err, 25);
+  EXPECT_GE(n_ok, min_ok);
+  EXPECT_GE(n_err, min_err);
   EXPECT_EQ(bad, 0) << "of " << n_ok << " ok and " << n_err << " error cases";
+}
+
+TEST(Oracle, EnglishAndTypedConfigsMatchOfficialPackage) {
+  fs::path fx = test::require_fixtures();
+  OracleSet set;
+  set.tok = tokenizer::Tokenizer::from_file(fx / "tokenizer-modernbert" / "tokenizer.json");
+  set.special = tokenizer::load_special_tokens(fx / "tokenizer-modernbert" / "original" / "tokenizer_config.json", *set.tok);
+  set.cfgs = {{"english", config_from_meta(read_json(fx / "goldens" / "english" / "meta.json"))},
+              {"typed", config_from_meta(read_json(fx / "goldens" / "typed-decisions" / "meta.json"))}};
+  run_oracle_file(set, "oracle_cases.jsonl.gz", 500, 25);
+}
+
+TEST(Oracle, MultilingualConfigWithStandInTokenizerMatchesOfficialPackage) {
+  fs::path fx = test::require_fixtures();
+  OracleSet set;
+  set.tok = tokenizer::Tokenizer::from_file(fx / "tokenizer-mmbert-standin" / "tokenizer.json");
+  Json meta = read_json(fx / "goldens" / "multilingual" / "meta.json");
+  set.special = special_from_meta(meta);
+  set.cfgs = {{"multi", config_from_meta(meta)}};
+  run_oracle_file(set, "oracle_cases_multilingual.jsonl.gz", 150, 0);
 }
 
 }  // namespace

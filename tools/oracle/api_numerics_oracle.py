@@ -3,7 +3,7 @@
 torch.softmax on [n, 2] float32 action logits, as the official decoder runs them.
 
 Usage (the oracle venv, see tools/oracle/setup_venv.sh):
-  ${LAYA_ORACLE_PYTHON:-/opt/laya-oracle/bin/python} tools/oracle/api_numerics_oracle.py > tests/data/decode/numerics.txt
+  ${LAYA_ORACLE_PYTHON:-/opt/laya-oracle/bin/python} tools/oracle/api_numerics_oracle.py | gzip -9n > tests/data/decode/numerics.txt.gz
 Lines: "exp XIN XOUT", "log XIN XOUT" (float32 bit patterns in hex), "sm A B P0" (hex).
 """
 import sys

@@ -7,7 +7,7 @@ big integers, duplicate keys) and records what CPython's json module and repr() 
      separators=(",", ":")), repr(x), len(str(x))]
 one JSON array per line.
 
-Usage: python3 tools/oracle/api_python_json_cases.py [--n 3000] [--seed 1] > tests/data/api/python_json_cases.jsonl
+Usage: python3 tools/oracle/api_python_json_cases.py [--n 3000] [--seed 1] | gzip -9n > tests/data/api/python_json_cases.jsonl.gz
 (Plain CPython is enough; tools/oracle/setup_venv.sh is only needed for the laya oracles.)
 """
 import argparse

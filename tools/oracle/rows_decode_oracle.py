@@ -17,7 +17,8 @@ Starlette's JSONResponse sends), without the Router's `routing` block.
 
 Usage (needs the oracle venv; create it with tools/oracle/setup_venv.sh):
   ${LAYA_ORACLE_PYTHON:-/opt/laya-oracle/bin/python} tools/oracle/rows_decode_oracle.py \
-      --fixtures ../shared/fixtures --n 600 --seed 4 > tests/data/api/oracle_cases.jsonl
+      --fixtures ../shared/fixtures --n 560 --seed 4 | gzip -9n > tests/data/api/oracle_cases.jsonl.gz
+  ... --n 150 --seed 9 --multilingual | gzip -9n > tests/data/api/oracle_cases_multilingual.jsonl.gz
 """
 import argparse
 import json
@@ -48,6 +49,22 @@ def fnv64(ids):
             h ^= b
             h = (h * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
     return "%016x" % h
+
+
+def make_standin_tokenizer(fixtures):
+    """The multilingual stand-in (no tokenizer_config.json ships with it): special tokens as in
+    goldens/multilingual/meta.json."""
+    from transformers import AutoTokenizer
+    tmp = tempfile.mkdtemp(prefix="laya_oracle_tok_")
+    os.makedirs(os.path.join(tmp, "tokenizer"))
+    shutil.copy(os.path.join(fixtures, "tokenizer-mmbert-standin", "tokenizer.json"),
+                os.path.join(tmp, "tokenizer", "tokenizer.json"))
+    with open(os.path.join(tmp, "tokenizer", "tokenizer_config.json"), "w") as f:
+        json.dump({"tokenizer_class": "TokenizersBackend", "mask_token": "<mask>", "cls_token": "<bos>",
+                   "sep_token": "<eos>", "pad_token": "<pad>", "unk_token": "<unk>", "bos_token": "<bos>",
+                   "eos_token": "<eos>"}, f)
+    _fix_tokenizer_config(tmp)
+    return AutoTokenizer.from_pretrained(os.path.join(tmp, "tokenizer"))
 
 
 def make_tokenizer(fixtures):
@@ -308,15 +325,23 @@ def main():
     ap.add_argument("--fixtures", default=os.environ.get("LAYA_FIXTURES_DIR", "../shared/fixtures"))
     ap.add_argument("--n", type=int, default=600)
     ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--multilingual", action="store_true",
+                    help="only the multilingual configuration with the stand-in mmBERT tokenizer (cfg 'multi')")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    tok = make_tokenizer(args.fixtures)
     fwd = Forward()
     goldens = os.path.join(args.fixtures, "goldens")
-    agents = {
-        "english": make_agent(args.fixtures, os.path.join(goldens, "english", "meta.json"), tok, fwd),
-        "typed": make_agent(args.fixtures, os.path.join(goldens, "typed-decisions", "meta.json"), tok, fwd),
-    }
+    if args.multilingual:
+        mtok = make_standin_tokenizer(args.fixtures)
+        assert mtok.mask_token == "<mask>" and mtok.cls_token_id == 2 and mtok.sep_token_id == 1, "special tokens"
+        agents = {"multi": make_agent(args.fixtures, os.path.join(goldens, "multilingual", "meta.json"), mtok, fwd)}
+    else:
+        tok = make_tokenizer(args.fixtures)
+        agents = {
+            "english": make_agent(args.fixtures, os.path.join(goldens, "english", "meta.json"), tok, fwd),
+            "typed": make_agent(args.fixtures, os.path.join(goldens, "typed-decisions", "meta.json"), tok, fwd),
+        }
+    cfg_names = sorted(agents)
     gen = Gen(args.seed)
     out = sys.stdout
     n_ok = n_err = 0
@@ -328,7 +353,7 @@ def main():
         out.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
     for i in range(args.n):
-        cfg = "english" if i % 3 else "typed"
+        cfg = cfg_names[0] if len(cfg_names) == 1 else ("english" if i % 3 else "typed")
         body = gen.request()
         fwd.reseed(args.seed * 100003 + i)
         fwd.last = None
@@ -364,7 +389,7 @@ def main():
             crit = {"opt %d %s" % (j, gen.text(1, 2)): gen.long_text(desc_words) for j in range(n_opts)}
             body = json.dumps({"state": gen.long_text(50), "questions": {
                 "wide": {"type": "choice", "instructions": gen.long_text(30), "criteria": crit}}})
-            for cfg in ("english", "typed"):
+            for cfg in cfg_names:
                 fwd.reseed(n_opts * 31 + desc_words)
                 fwd.last = None
                 status, res = serve_like(agents[cfg], body.encode("utf-8"))
@@ -388,6 +413,9 @@ def main():
                 out.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 n_ok += 1
 
+    if args.multilingual:
+        print("oracle: %d ok, %d error cases" % (n_ok, n_err), file=sys.stderr)
+        return
     for body, ours in ERROR_BODIES:
         status, res = serve_like(agents["english"], body.encode("utf-8"))
         if status == 200:
