@@ -14,6 +14,7 @@ PACKAGES=(
   libutf8proc-dev           # Unicode normalisation and categories (tokenizer)
   libopenblas-dev           # CPU GEMM
   libssl-dev                # SHA-256
+  zlib1g-dev                # gzip-compressed golden test data
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk                       # loopback load tests
   curl                      # README example, HTTP smoke tests
