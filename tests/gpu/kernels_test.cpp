@@ -153,6 +153,54 @@ TEST(CudaKernels, AttentionLocalWindowEdges) {
   run_attention_case({512, 512, 512, 512}, 16, 64, 5);
 }
 
+// RoPE fused into the attention loads must give bitwise the result of launch_rope followed by the
+// same attention kernel, for global and windowed layers, rows longer than the table (clamped).
+TEST(CudaKernels, AttentionWithFusedRopeEqualsSeparateRope) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(31);
+  const int32_t heads = 4, d = heads * 64, table_len = 300;
+  const std::vector<int32_t> lens{1, 65, 0, 300, 130};
+  std::vector<int32_t> offs, tiles, pos;
+  tiles_for(lens, offs, tiles);
+  for (int32_t l : lens)
+    for (int32_t i = 0; i < l; ++i) pos.push_back(i);
+  const int32_t T = offs.back();
+  const auto table = cpu::make_rope_table(10000.0, table_len, 64);
+  std::vector<float> hc(static_cast<size_t>(table_len) * 32), hs(hc.size());
+  for (int32_t p = 0; p < table_len; ++p)
+    for (int j = 0; j < 32; ++j) {
+      hc[static_cast<size_t>(p * 32 + j)] = table.cos[static_cast<size_t>(p * 64 + j)];
+      hs[static_cast<size_t>(p * 32 + j)] = table.sin[static_cast<size_t>(p * 64 + j)];
+    }
+  const auto qkv = to_bf16(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f));
+  Dev<float> dc(hc), ds(hs);
+  Dev<int32_t> dpos(pos), doffs(offs), dtiles(tiles);
+  for (int32_t window : {-1, 64, 5}) {
+    Dev<__nv_bfloat16> q1(qkv), q2(qkv), o1(static_cast<size_t>(T) * d), o2(static_cast<size_t>(T) * d);
+    AttentionParams p;
+    p.row_offsets = doffs.get();
+    p.tiles = dtiles.get();
+    p.tile_capacity = static_cast<int32_t>(tiles.size() / 2);
+    p.heads = heads;
+    p.window = window;
+    p.qkv = q1.get();
+    p.out = o1.get();
+    p.rope_cos = dc.get();
+    p.rope_sin = ds.get();
+    p.rope_len = table_len;
+    launch_attention(p, nullptr);
+    launch_rope({q2.get(), dpos.get(), dc.get(), ds.get(), T, heads, table_len}, nullptr);
+    AttentionParams p2 = p;
+    p2.qkv = q2.get();
+    p2.out = o2.get();
+    p2.rope_cos = p2.rope_sin = nullptr;
+    launch_attention(p2, nullptr);
+    const auto a = from_bf16(o1.down()), b = from_bf16(o2.down());
+    for (float v : a) ASSERT_TRUE(std::isfinite(v));
+    EXPECT_EQ(a, b) << "window " << window;
+  }
+}
+
 TEST(CudaKernels, RopeMatchesReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(7);

@@ -13,7 +13,7 @@ namespace laya::cuda {
 struct GegluParams {
   const __nv_bfloat16* up = nullptr;  // [rows, 2 * inter]
   __nv_bfloat16* out = nullptr;       // [rows, inter]
-  int32_t rows = 0, inter = 0;        // inter even
+  int32_t rows = 0, inter = 0;        // inter a multiple of 8
 };
 void launch_geglu(const GegluParams& p, cudaStream_t stream);
 

@@ -125,6 +125,30 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
   return *reinterpret_cast<uint32_t*>(&v);
 }
 
+// Loads dims [c*8, c*8+8) and [32+c*8, 32+c*8+8) of one q or k row (c < 4) into smem row `dst`,
+// rotated when cos != nullptr exactly like rope_kernel: bf16(x1*c - x2*s), bf16(x2*c + x1*s).
+__device__ __forceinline__ void load_pair(__nv_bfloat16* dst, const __nv_bfloat16* src, int c, bool valid, int pos,
+                                          const float* cos_t, const float* sin_t) {
+  uint4 lo = make_uint4(0, 0, 0, 0), hi = make_uint4(0, 0, 0, 0);
+  if (valid) {
+    lo = *reinterpret_cast<const uint4*>(src + c * 8);
+    hi = *reinterpret_cast<const uint4*>(src + 32 + c * 8);
+    if (cos_t != nullptr) {
+      __nv_bfloat16* l = reinterpret_cast<__nv_bfloat16*>(&lo);
+      __nv_bfloat16* h = reinterpret_cast<__nv_bfloat16*>(&hi);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        const float cs = cos_t[pos * 32 + c * 8 + e], sn = sin_t[pos * 32 + c * 8 + e];
+        const float x1 = __bfloat162float(l[e]), x2 = __bfloat162float(h[e]);
+        l[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x1, cs), __fmul_rn(-x2, sn)));
+        h[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x2, cs), __fmul_rn(x1, sn)));
+      }
+    }
+  }
+  *reinterpret_cast<uint4*>(dst + c * 8) = lo;
+  *reinterpret_cast<uint4*>(dst + 32 + c * 8) = hi;
+}
+
 __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
   __shared__ __align__(16) __nv_bfloat16 qs[kBQ * kStride];
   __shared__ __align__(16) __nv_bfloat16 ks[64 * kStride];
@@ -141,11 +165,11 @@ __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
   const size_t voff = static_cast<size_t>(2) * p.heads * kD + head * kD;
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, tig = lane & 3;
 
-  for (int i = tid; i < kBQ * 8; i += 128) {
-    const int r = i >> 3, c = i & 7;
-    uint4 v = make_uint4(0, 0, 0, 0);
-    if (q0 + r < re) v = *reinterpret_cast<const uint4*>(p.qkv + (q0 + r) * ld + qoff + c * 8);
-    *reinterpret_cast<uint4*>(&qs[r * kStride + c * 8]) = v;
+  const int tmax = p.rope_len - 1;
+  for (int i = tid; i < kBQ * 4; i += 128) {
+    const int r = i >> 2, c = i & 3;
+    const int t = q0 + r;
+    load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);
   }
   int lo = rs, hi = re;
   if (p.window >= 0) {
@@ -169,14 +193,17 @@ __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
   }
   for (int kb = lo; kb < hi; kb += 64) {
     __syncthreads();
+    for (int i = tid; i < 64 * 4; i += 128) {
+      const int j = i >> 2, c = i & 3;
+      const int t = kb + j;
+      load_pair(&ks[j * kStride], p.qkv + t * ld + koff, c, t < hi, min(t - rs, tmax), p.rope_cos, p.rope_sin);
+    }
     for (int i = tid; i < 64 * 8; i += 128) {
-      const int j = i >> 3, c = i & 7;
-      uint4 kv = make_uint4(0, 0, 0, 0), vv = make_uint4(0, 0, 0, 0);
-      if (kb + j < hi) {
-        kv = *reinterpret_cast<const uint4*>(p.qkv + (kb + j) * ld + koff + c * 8);
-        vv = *reinterpret_cast<const uint4*>(p.qkv + (kb + j) * ld + voff + c * 8);
-      }
-      *reinterpret_cast<uint4*>(&ks[j * kStride + c * 8]) = kv;
+      // consecutive threads take consecutive keys of one 8-dim chunk: the transposed stores of a
+      // warp then fall in distinct banks
+      const int j = i & 63, c = i >> 6;
+      uint4 vv = make_uint4(0, 0, 0, 0);
+      if (kb + j < hi) vv = *reinterpret_cast<const uint4*>(p.qkv + (kb + j) * ld + voff + c * 8);
       const __nv_bfloat16* ve = reinterpret_cast<const __nv_bfloat16*>(&vv);
 #pragma unroll
       for (int e = 0; e < 8; ++e) vt[(c * 8 + e) * kStride + j] = ve[e];
@@ -265,6 +292,8 @@ __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
 void launch_attention(const AttentionParams& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.qkv && p.out && p.row_offsets && p.tiles && p.tile_capacity >= 0 && p.heads > 0 && p.window >= -1,
                ErrorKind::internal, "attention: bad parameters");
+  LAYA_REQUIRE(p.rope_cos == nullptr || (p.rope_sin != nullptr && p.rope_len > 0 && !p.simt), ErrorKind::internal,
+               "attention: fused RoPE needs both tables, a length, and the tensor-core kernel");
   if (p.tile_capacity == 0) return;
   const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
   if (p.simt)

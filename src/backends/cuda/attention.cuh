@@ -22,6 +22,11 @@ struct AttentionParams {
   int32_t window = -1;  // -1: global; else keys with |i - j| <= window
   float scale = 0.125f;
   bool simt = false;  // true: the plain fp32 SIMT kernel (reference/fallback); false: tensor cores
+  // Optional RoPE fused into the q/k loads (tensor-core kernel only): position = token - row start,
+  // clamped to table_len - 1; same fp32 arithmetic and bf16 rounding as launch_rope (rope.cuh).
+  const float* rope_cos = nullptr;  // [table_len, 32]
+  const float* rope_sin = nullptr;
+  int32_t rope_len = 0;
 };
 void launch_attention(const AttentionParams& p, cudaStream_t stream);
 

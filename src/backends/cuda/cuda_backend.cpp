@@ -344,7 +344,6 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
   cudaStream_t s = stream_;
   const int32_t* ids = ws_.in + l.ids;
-  const int32_t* pos = ws_.in + l.pos;
   const int32_t* tok_row = ws_.in + l.tok_row;
   const int32_t* row_off = ws_.in + l.row_offsets;
   const int32_t* qtypes = ws_.in + l.qtypes;
@@ -381,15 +380,10 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
     gemm_->run({ws_.y, lw.wqkv, nullptr, ws_.qkv, T, 3 * d, d, false}, s);
-    RopeParams rp;
-    rp.qkv = ws_.qkv;
-    rp.pos = pos;
-    rp.cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
-    rp.sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
-    rp.tokens = T;
-    rp.heads = dims_.heads;
-    rp.table_len = w_.rope_len;
-    launch_rope(rp, s);
+    // RoPE is applied inside the attention kernel's q/k loads (same arithmetic as launch_rope).
+    ap.rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
+    ap.rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
+    ap.rope_len = w_.rope_len;
     ap.window = lw.global ? -1 : dims_.local_half;
     launch_attention(ap, s);
     gemm_->run({ws_.att, lw.wo, nullptr, ws_.proj, T, d, d, false}, s);
@@ -439,6 +433,7 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   for (int32_t li = 0; li < H; ++li) {
     const auto& hw = w_.head[static_cast<size_t>(li)];
     gemm_->run({ws_.y, hw.in_w, hw.in_b, ws_.qkv, T, 3 * d, d, false}, s);
+    ap.rope_cos = ap.rope_sin = nullptr;  // no positions in the decision layers
     ap.window = -1;
     launch_attention(ap, s);
     gemm_->run({ws_.att, hw.out_w, hw.out_b, ws_.proj, T, d, d, false}, s);
