@@ -6,11 +6,16 @@
 // Every option also reads an environment variable (LAYA_HOST, LAYA_PORT, LAYA_API_KEY, ... as the
 // official server does; `serve --help` lists them). SIGTERM/SIGINT drain: readiness 503, no new
 // connections, requests in flight finish within --grace-period-s, exit 0.
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <memory>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -86,19 +91,47 @@ void apply_device(const std::string& device, engine::BackendOptions& bo, bool ba
   }
 }
 
+int g_signal_pipe[2] = {-1, -1};
+
+extern "C" void on_stop_signal(int sig) {
+  const unsigned char b = static_cast<unsigned char>(sig);
+  const int saved = errno;
+  [[maybe_unused]] const auto n = ::write(g_signal_pipe[1], &b, 1);
+  errno = saved;
+}
+
+void install_signal_pipe() {
+  LAYA_REQUIRE(::pipe(g_signal_pipe) == 0, ErrorKind::internal, "pipe() failed");
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::sigaction(SIGINT, &sa, nullptr);
+}
+
+// The next SIGTERM/SIGINT (its number), waiting up to timeout_ms (-1: forever); 0 when none came.
+int wait_signal(int timeout_ms) {
+  pollfd p{g_signal_pipe[0], POLLIN, 0};
+  for (;;) {
+    const int r = ::poll(&p, 1, timeout_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return 0;
+    unsigned char b = 0;
+    if (::read(g_signal_pipe[0], &b, 1) == 1) return b;
+    return 0;
+  }
+}
+
 int run_serve(const ServeArgs& a, bool backend_given) {
   if (!a.log_level.empty()) set_log_level(a.log_level);
   LAYA_REQUIRE(!a.model.empty(), ErrorKind::bad_request, "serve: --model DIR|demo (or LAYA_MODEL) is required");
   LAYA_REQUIRE(a.port >= 0 && a.port <= 65535, ErrorKind::bad_request,
                "invalid LAYA_PORT/--port {}: must be an integer 1-65535", a.port);
 
-  // Signals are taken synchronously by this thread (sigwait): block them before any thread exists
-  // so every thread inherits the mask.
-  sigset_t sigs;
-  sigemptyset(&sigs);
-  sigaddset(&sigs, SIGTERM);
-  sigaddset(&sigs, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  // A handler, not a signal mask: libraries start threads before main (OpenBLAS's pool), and a
+  // process-directed signal may land on any of them. The handler only writes to a pipe.
+  install_signal_pipe();
 
   engine::BackendOptions bo;
   bo.backend = a.backend;
@@ -147,7 +180,9 @@ int run_serve(const ServeArgs& a, bool backend_given) {
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
 
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  runtime::WorkerPool pool(a.workers > 0 ? static_cast<size_t>(a.workers) : std::min<size_t>(hw, 4));
+  // Destroyed explicitly before the server: its pending tasks refer to the server's connections.
+  auto pool = std::make_unique<runtime::WorkerPool>(a.workers > 0 ? static_cast<size_t>(a.workers)
+                                                                   : std::min<size_t>(hw, 4));
 
   server::ServerOptions sv;
   sv.host = a.host;
@@ -187,25 +222,23 @@ int run_serve(const ServeArgs& a, bool backend_given) {
   metrics.set_build_info({{"version", LAYA_VERSION}, {"backend", bo.backend}, {"model", cfg.agent.model_name},
                           {"demo", model.is_demo ? "true" : "false"}});
 
-  server::HttpServer http(sv, scheduler, pipeline, pool, metrics);
+  server::HttpServer http(sv, scheduler, pipeline, *pool, metrics);
   http.start();
   std::fprintf(stderr, "laya-engine serve: listening on %s:%u (model %s, backend %s, %s)\n", a.host.c_str(),
                static_cast<unsigned>(http.port()), cfg.agent.model_name.c_str(), bo.backend.c_str(),
                scheduler.backend_info().device.c_str());
   std::fflush(stderr);
 
-  int sig = 0;
-  sigwait(&sigs, &sig);
+  const int sig = wait_signal(-1);
   std::fprintf(stderr, "laya-engine serve: %s received, draining (grace %.1f s)\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
                a.grace_s);
   http.begin_drain();
   const auto grace_end = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                                std::chrono::duration<double>(a.grace_s));
   bool drained = false;
-  const timespec poll{0, 0};
   while (!(drained = http.wait_inflight(std::min(grace_end, std::chrono::steady_clock::now() + std::chrono::milliseconds(50))))) {
     if (std::chrono::steady_clock::now() >= grace_end) break;
-    if (sigtimedwait(&sigs, nullptr, &poll) > 0) {
+    if (wait_signal(0) > 0) {
       std::fprintf(stderr, "laya-engine serve: second signal, stopping now\n");
       break;
     }
@@ -215,7 +248,8 @@ int run_serve(const ServeArgs& a, bool backend_given) {
                  static_cast<long long>(http.inflight()));
   }
   http.stop();
-  scheduler.stop();
+  scheduler.stop();  // queued jobs that did not run are answered 503 (nobody is listening any more)
+  pool.reset();      // runs what is left (it can only fail fast now), before the server is destroyed
   std::fprintf(stderr, "laya-engine serve: stopped\n");
   return 0;
 }
