@@ -40,7 +40,7 @@ namespace {
 struct ServeArgs {
   std::string model;
   std::string host = "127.0.0.1";
-  int port = 8000;
+  std::string port = "8000";  // text: the official LAYA_PORT message for bad values
   std::string backend = "cpu";
   std::string device;  // "N", "cuda:N", "cuda", "cpu" (LAYA_DEVICE's torch spelling accepted)
   int threads = 0;
@@ -126,8 +126,17 @@ int wait_signal(int timeout_ms) {
 int run_serve(const ServeArgs& a, bool backend_given) {
   if (!a.log_level.empty()) set_log_level(a.log_level);
   LAYA_REQUIRE(!a.model.empty(), ErrorKind::bad_request, "serve: --model DIR|demo (or LAYA_MODEL) is required");
-  LAYA_REQUIRE(a.port >= 0 && a.port <= 65535, ErrorKind::bad_request,
-               "invalid LAYA_PORT/--port {}: must be an integer 1-65535", a.port);
+  int port = -1;
+  try {
+    size_t used = 0;
+    port = std::stoi(a.port, &used);
+    if (used != a.port.size()) port = -1;
+  } catch (const std::exception&) {
+    port = -1;
+  }
+  // Upstream's text (serve._resolve_port); 0 is ours: any free port.
+  LAYA_REQUIRE(port >= 0 && port <= 65535, ErrorKind::bad_request, "invalid LAYA_PORT '{}': must be an integer 1-65535",
+               a.port);
 
   // A handler, not a signal mask: libraries start threads before main (OpenBLAS's pool), and a
   // process-directed signal may land on any of them. The handler only writes to a pipe.
@@ -186,7 +195,7 @@ int run_serve(const ServeArgs& a, bool backend_given) {
 
   server::ServerOptions sv;
   sv.host = a.host;
-  sv.port = static_cast<uint16_t>(a.port);
+  sv.port = static_cast<uint16_t>(port);
   sv.io_threads = a.io_threads;
   sv.api_key = a.api_key;
   sv.max_body_bytes = a.max_body_bytes;
