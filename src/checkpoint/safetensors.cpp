@@ -35,6 +35,16 @@ bool parse_dtype(std::string_view s, DType* out) {
   return true;
 }
 
+// Byte sizes of the other safetensors dtypes: a file using them is structurally checked first, so
+// every unsupported tensor can be named in one message.
+std::size_t foreign_dtype_size(std::string_view s) {
+  if (s == "BOOL" || s == "U8" || s == "I8" || s == "F8_E5M2" || s == "F8_E4M3") return 1;
+  if (s == "I16" || s == "U16") return 2;
+  if (s == "I32" || s == "U32") return 4;
+  if (s == "I64" || s == "U64" || s == "F64") return 8;
+  return 0;
+}
+
 }  // namespace
 
 std::string_view dtype_name(DType dtype) {
@@ -136,6 +146,7 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
     std::size_t tensor;
   };
   std::vector<Range> ranges;
+  std::vector<std::string> unsupported;
   for (auto it = h.begin(); it != h.end(); ++it) {
     const std::string& name = it.key();
     if (name == "__metadata__") {
@@ -158,9 +169,14 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
     }
     TensorView v;
     v.name = name;
-    if (!parse_dtype(dt->get<std::string>(), &v.dtype)) {
-      bad(path, fmt::format("tensor '{}': dtype '{}' is not supported (only F16, BF16, F32)", name,
-                            dt->get<std::string>()));
+    std::size_t elem_size = 0;
+    if (parse_dtype(dt->get<std::string>(), &v.dtype)) {
+      elem_size = dtype_size(v.dtype);
+    } else {
+      elem_size = foreign_dtype_size(dt->get<std::string>());
+      if (elem_size == 0) bad(path, fmt::format("tensor '{}': unknown dtype '{}'", name, dt->get<std::string>()));
+      unsupported.push_back(fmt::format("tensor '{}': dtype '{}' is not supported (only F16, BF16, F32)", name,
+                                        dt->get<std::string>()));
     }
     uint64_t numel = 1;
     bool overflow = false;
@@ -181,10 +197,10 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
       bad(path, fmt::format("tensor '{}': data_offsets [{}, {}] lie outside the data section ({} bytes): file "
                             "truncated or offsets out of range", name, b, e, data_size));
     }
-    const uint64_t want = numel * dtype_size(v.dtype);
+    const uint64_t want = numel * elem_size;
     if (e - b != want) {
       bad(path, fmt::format("tensor '{}': shape {} x {} needs {} bytes but data_offsets [{}, {}] hold {}", name,
-                            sh->dump(), dtype_name(v.dtype), want, b, e, e - b));
+                            sh->dump(), dt->get<std::string>(), want, b, e, e - b));
     }
     v.data = std::span<const std::byte>(f.base_ + 8 + n + b, e - b);
     ranges.push_back({b, e, f.tensors_.size()});
@@ -210,6 +226,12 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
   if (pos != data_size) {
     bad(path, fmt::format("the data section has {} bytes but the tensors cover only {}: trailing bytes or a gap",
                           data_size, pos));
+  }
+
+  if (!unsupported.empty()) {
+    std::string msg = unsupported.front();
+    for (std::size_t i = 1; i < unsupported.size(); ++i) msg += "; " + unsupported[i];
+    bad(path, msg);
   }
 
   std::vector<TensorView> ordered;

@@ -146,7 +146,14 @@ TEST_F(SafetensorsTest, UnknownDtypeIsNamed) {
   open_bad({"bad.safetensors", "'temperature'", "dtype 'I32'"});
   r.header["temperature"]["dtype"] = "F64";
   r.save(bad());
-  open_bad({"dtype 'F64'"});
+  open_bad({"needs 24 bytes"});  // structure is checked with the dtype's real size
+  r.header["temperature"]["dtype"] = "U32";
+  r.header["scorer.3.bias"]["dtype"] = "I16";
+  r.save(bad());
+  open_bad({"'temperature': dtype 'U32'", "'scorer.3.bias': dtype 'I16'", "only F16, BF16, F32"});
+  r.header["temperature"]["dtype"] = "Q4_K";
+  r.save(bad());
+  open_bad({"'temperature'", "unknown dtype 'Q4_K'"});
 }
 
 TEST_F(SafetensorsTest, ShapeByteMismatch) {
