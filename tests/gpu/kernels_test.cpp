@@ -195,9 +195,29 @@ TEST(CudaKernels, AttentionWithFusedRopeEqualsSeparateRope) {
     p2.out = o2.get();
     p2.rope_cos = p2.rope_sin = nullptr;
     launch_attention(p2, nullptr);
-    const auto a = from_bf16(o1.down()), b = from_bf16(o2.down());
+    // The engine's large-batch path: K rotated once in place (launch_rope k_only), q rotated in
+    // the kernel, K/V streamed with cp.async.
+    Dev<__nv_bfloat16> q3(qkv), o3(static_cast<size_t>(T) * d);
+    RopeParams rk{q3.get(), dpos.get(), dc.get(), ds.get(), T, heads, table_len};
+    rk.k_only = true;
+    launch_rope(rk, nullptr);
+    AttentionParams p3 = p;
+    p3.qkv = q3.get();
+    p3.out = o3.get();
+    p3.k_rotated = true;
+    launch_attention(p3, nullptr);
+    const auto a = from_bf16(o1.down()), b = from_bf16(o2.down()), c = from_bf16(o3.down());
     for (float v : a) ASSERT_TRUE(std::isfinite(v));
     EXPECT_EQ(a, b) << "window " << window;
+    EXPECT_EQ(a, c) << "k rotated once, window " << window;
+    // k_only must leave the q and v parts untouched and rotate k exactly as the q+k pass does.
+    const auto k_once = from_bf16(q3.down()), both = from_bf16(q2.down()), orig = from_bf16(qkv);
+    for (int32_t t = 0; t < T; ++t)
+      for (int32_t j = 0; j < 3 * d; ++j) {
+        const size_t at = static_cast<size_t>(t) * 3 * d + static_cast<size_t>(j);
+        const float want = j < d ? orig[at] : (j < 2 * d ? both[at] : orig[at]);
+        ASSERT_EQ(k_once[at], want) << "token " << t << " column " << j;
+      }
   }
 }
 

@@ -1,6 +1,8 @@
 #include "backends/cuda/attention.cuh"
 
 #include "backends/cuda/tile.h"
+#include <cstdint>
+
 #include "backends/cuda/check.h"
 
 namespace laya::cuda {
@@ -149,10 +151,36 @@ __device__ __forceinline__ void load_pair(__nv_bfloat16* dst, const __nv_bfloat1
   *reinterpret_cast<uint4*>(dst + 32 + c * 8) = hi;
 }
 
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool valid) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  const int bytes = valid ? 16 : 0;  // 0: the 16 bytes are zero-filled, nothing is read
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// Four 8x8 bf16 matrices, transposed: from V stored [key][dim], the B fragments of P.V.
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* smem) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(a)
+               : "memory");
+}
+
+// kRopeK: K is rotated while it is loaded (through registers; small batches, where each K tile is
+// seen by one query tile). Otherwise K arrives already rotated (launch_rope k_only, once per
+// layer) or needs no rotation, and K and V tiles stream in with cp.async, double-buffered: the
+// next 64-key tile loads while this one is computed. V stays [key][dim] in shared memory and
+// ldmatrix.trans builds the P.V fragments (the same values the transposed copy gave: bitwise
+// equal results).
+template <bool kRopeK>
 __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
   __shared__ __align__(16) __nv_bfloat16 qs[kBQ * kStride];
-  __shared__ __align__(16) __nv_bfloat16 ks[64 * kStride];
-  __shared__ __align__(16) __nv_bfloat16 vt[kD * kStride];  // transposed: [dim][key]
+  __shared__ __align__(16) __nv_bfloat16 ks[2][64 * kStride];
+  __shared__ __align__(16) __nv_bfloat16 vs[2][64 * kStride];
   const int tile = blockIdx.x;
   const int head = blockIdx.y;
   const int row = p.tiles[2 * tile];
@@ -176,6 +204,25 @@ __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
     lo = max(rs, q0 - p.window);
     hi = min(re, min(q0 + kBQ, re) - 1 + p.window + 1);
   }
+  auto stage = [&](int buf, int kb) {
+    for (int i = tid; i < 64 * 8; i += 128) {
+      const int j = i >> 3, c = i & 7;
+      const int t = kb + j;
+      const bool ok = t < hi;
+      const __nv_bfloat16* src = p.qkv + static_cast<size_t>(ok ? t : lo) * ld;
+      if constexpr (!kRopeK) cp_async16(&ks[buf][j * kStride + c * 8], src + koff + c * 8, ok);
+      cp_async16(&vs[buf][j * kStride + c * 8], src + voff + c * 8, ok);
+    }
+    if constexpr (kRopeK) {
+      for (int i = tid; i < 64 * 4; i += 128) {
+        const int j = i >> 2, c = i & 3;
+        const int t = kb + j;
+        load_pair(&ks[buf][j * kStride], p.qkv + t * ld + koff, c, t < hi, min(t - rs, tmax), p.rope_cos, p.rope_sin);
+      }
+    }
+    cp_async_commit();
+  };
+  if (lo < hi) stage(0, lo);
   const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
   float o[8][4];
 #pragma unroll
@@ -191,31 +238,25 @@ __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
     qf[kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
     qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
   }
-  for (int kb = lo; kb < hi; kb += 64) {
-    __syncthreads();
-    for (int i = tid; i < 64 * 4; i += 128) {
-      const int j = i >> 2, c = i & 3;
-      const int t = kb + j;
-      load_pair(&ks[j * kStride], p.qkv + t * ld + koff, c, t < hi, min(t - rs, tmax), p.rope_cos, p.rope_sin);
-    }
-    for (int i = tid; i < 64 * 8; i += 128) {
-      // consecutive threads take consecutive keys of one 8-dim chunk: the transposed stores of a
-      // warp then fall in distinct banks
-      const int j = i & 63, c = i >> 6;
-      uint4 vv = make_uint4(0, 0, 0, 0);
-      if (kb + j < hi) vv = *reinterpret_cast<const uint4*>(p.qkv + (kb + j) * ld + voff + c * 8);
-      const __nv_bfloat16* ve = reinterpret_cast<const __nv_bfloat16*>(&vv);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) vt[(c * 8 + e) * kStride + j] = ve[e];
+  int buf = 0;
+  for (int kb = lo; kb < hi; kb += 64, buf ^= 1) {
+    // The buffer written here was last read in the previous iteration, which ended in a barrier.
+    if (kb + 64 < hi) {
+      stage(buf ^ 1, kb + 64);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
     }
     __syncthreads();
+    const __nv_bfloat16* kt = ks[buf];
+    const __nv_bfloat16* vtile = vs[buf];
     float s[8][4];
 #pragma unroll
     for (int n = 0; n < 8; ++n) {
       s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
-        const __nv_bfloat16* kr = &ks[(n * 8 + g) * kStride + kk * 16 + tig * 2];
+        const __nv_bfloat16* kr = &kt[(n * 8 + g) * kStride + kk * 16 + tig * 2];
         mma_bf16(s[n], qf[kk], *reinterpret_cast<const uint32_t*>(kr), *reinterpret_cast<const uint32_t*>(kr + 8));
       }
     }
@@ -263,13 +304,17 @@ __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
       pf[t][half * 2 + 0] = pack_bf16(p0, p1);
       pf[t][half * 2 + 1] = pack_bf16(p2, p3);
     }
+    // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
 #pragma unroll
-    for (int n = 0; n < 8; ++n)
+    for (int t = 0; t < 4; ++t)
 #pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        const __nv_bfloat16* vr = &vt[(n * 8 + g) * kStride + t * 16 + tig * 2];
-        mma_bf16(o[n], pf[t], *reinterpret_cast<const uint32_t*>(vr), *reinterpret_cast<const uint32_t*>(vr + 8));
+      for (int n = 0; n < 8; n += 2) {
+        uint32_t b[4];
+        ldmatrix_x4_trans(b, &vtile[(t * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kStride + n * 8 + (lane >> 4) * 8]);
+        mma_bf16(o[n], pf[t], b[0], b[1]);
+        mma_bf16(o[n + 1], pf[t], b[2], b[3]);
       }
+    __syncthreads();
   }
   l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
   l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
@@ -294,12 +339,17 @@ void launch_attention(const AttentionParams& p, cudaStream_t stream) {
                ErrorKind::internal, "attention: bad parameters");
   LAYA_REQUIRE(p.rope_cos == nullptr || (p.rope_sin != nullptr && p.rope_len > 0 && !p.simt), ErrorKind::internal,
                "attention: fused RoPE needs both tables, a length, and the tensor-core kernel");
+  LAYA_REQUIRE(!p.k_rotated || p.rope_cos != nullptr, ErrorKind::internal,
+               "attention: k_rotated only applies with RoPE tables (q is still rotated in the kernel)");
+  LAYA_REQUIRE(reinterpret_cast<uintptr_t>(p.qkv) % 16 == 0, ErrorKind::internal, "attention: qkv must be 16-byte aligned");
   if (p.tile_capacity == 0) return;
   const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
   if (p.simt)
     attention_kernel<<<grid, kBQ, 0, stream>>>(p);
+  else if (p.rope_cos != nullptr && !p.k_rotated)
+    attention_mma_kernel<true><<<grid, 128, 0, stream>>>(p);
   else
-    attention_mma_kernel<<<grid, 128, 0, stream>>>(p);
+    attention_mma_kernel<false><<<grid, 128, 0, stream>>>(p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

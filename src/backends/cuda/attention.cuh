@@ -27,6 +27,9 @@ struct AttentionParams {
   const float* rope_cos = nullptr;  // [table_len, 32]
   const float* rope_sin = nullptr;
   int32_t rope_len = 0;
+  // With RoPE tables: true = the k part of qkv is already rotated (launch_rope with k_only, once
+  // per layer); only q is rotated in the kernel. Bitwise the same result as the fused K rotation.
+  bool k_rotated = false;
 };
 void launch_attention(const AttentionParams& p, cudaStream_t stream);
 

@@ -26,6 +26,8 @@ namespace laya::cuda {
 namespace {
 
 constexpr size_t kGemmWorkspace = size_t{32} << 20;
+// Buckets above this many tokens rotate K once per layer before attention (see record()).
+constexpr int32_t kRotateKOnceTokens = 256;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 
 int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
@@ -344,6 +346,7 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
   cudaStream_t s = stream_;
   const int32_t* ids = ws_.in + l.ids;
+  const int32_t* pos = ws_.in + l.pos;
   const int32_t* tok_row = ws_.in + l.tok_row;
   const int32_t* row_off = ws_.in + l.row_offsets;
   const int32_t* qtypes = ws_.in + l.qtypes;
@@ -380,11 +383,28 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
     gemm_->run({ws_.y, lw.wqkv, nullptr, ws_.qkv, T, 3 * d, d, false}, s);
-    // RoPE is applied inside the attention kernel's q/k loads (same arithmetic as launch_rope).
+    // RoPE: q is rotated inside the attention kernel's loads. k too for small buckets (each K tile
+    // is read by one query tile there: fusing saves a launch); from kRotateKOnceTokens tokens a K
+    // tile may be read by several query tiles, so k is rotated once, in place, by one vectorised
+    // pass. Both give bitwise the same result (same fp32 arithmetic), and the choice depends on
+    // the bucket only, so every execution mode takes the same path.
     ap.rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
     ap.rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
     ap.rope_len = w_.rope_len;
     ap.window = lw.global ? -1 : dims_.local_half;
+    ap.k_rotated = T > kRotateKOnceTokens;
+    if (ap.k_rotated) {
+      RopeParams rp;
+      rp.qkv = ws_.qkv;
+      rp.pos = pos;
+      rp.cos = ap.rope_cos;
+      rp.sin = ap.rope_sin;
+      rp.tokens = T;
+      rp.heads = dims_.heads;
+      rp.table_len = w_.rope_len;
+      rp.k_only = true;
+      launch_rope(rp, s);
+    }
     launch_attention(ap, s);
     gemm_->run({ws_.att, lw.wo, nullptr, ws_.proj, T, d, d, false}, s);
     AddLnParams a;
@@ -434,6 +454,7 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
     const auto& hw = w_.head[static_cast<size_t>(li)];
     gemm_->run({ws_.y, hw.in_w, hw.in_b, ws_.qkv, T, 3 * d, d, false}, s);
     ap.rope_cos = ap.rope_sin = nullptr;  // no positions in the decision layers
+    ap.k_rotated = false;
     ap.window = -1;
     launch_attention(ap, s);
     gemm_->run({ws_.att, hw.out_w, hw.out_b, ws_.proj, T, d, d, false}, s);

@@ -1,29 +1,48 @@
 #include "backends/cuda/rope.cuh"
 
+#include <cstdint>
+
 #include "backends/cuda/check.h"
 
 namespace laya::cuda {
 
 namespace {
 
+// One thread per (token, part, head, 8-dim chunk): 16-byte loads of dims [8c, 8c+8) and
+// [32+8c, 32+8c+8), float4 table reads; per element the same fp32 arithmetic as before
+// (x1*c - x2*s, x2*c + x1*s, unfused, one bf16 rounding), so results are bitwise unchanged.
 __global__ void rope_kernel(RopeParams p) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t per_token = static_cast<int64_t>(2) * p.heads * 32;
+  const int parts = p.k_only ? 1 : 2;
+  const int64_t per_token = static_cast<int64_t>(parts) * p.heads * 4;
   if (idx >= per_token * p.tokens) return;
   const int t = static_cast<int>(idx / per_token);
   const int rem = static_cast<int>(idx % per_token);
-  const int i = rem & 31;
-  const int head = (rem >> 5) % p.heads;
-  const int which = (rem >> 5) / p.heads;  // 0 = q, 1 = k
+  const int c = rem & 3;
+  const int head = (rem >> 2) % p.heads;
+  const int which = (p.k_only ? 1 : 0) + (rem >> 2) / p.heads;  // 0 = q, 1 = k
   int pos = p.pos[t];
   pos = pos < 0 ? 0 : (pos >= p.table_len ? p.table_len - 1 : pos);
-  const float c = p.cos[pos * 32 + i];
-  const float s = p.sin[pos * 32 + i];
   __nv_bfloat16* base = p.qkv + static_cast<size_t>(t) * 3 * p.heads * 64 + static_cast<size_t>(which) * p.heads * 64 + head * 64;
-  const float x1 = __bfloat162float(base[i]);
-  const float x2 = __bfloat162float(base[i + 32]);
-  base[i] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x1, c), __fmul_rn(-x2, s)));
-  base[i + 32] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x2, c), __fmul_rn(x1, s)));
+  uint4 lo = *reinterpret_cast<const uint4*>(base + c * 8);
+  uint4 hi = *reinterpret_cast<const uint4*>(base + 32 + c * 8);
+  float cs[8], sn[8];
+  const float4* cp = reinterpret_cast<const float4*>(p.cos + pos * 32 + c * 8);
+  const float4* sp = reinterpret_cast<const float4*>(p.sin + pos * 32 + c * 8);
+  *reinterpret_cast<float4*>(&cs[0]) = cp[0];
+  *reinterpret_cast<float4*>(&cs[4]) = cp[1];
+  *reinterpret_cast<float4*>(&sn[0]) = sp[0];
+  *reinterpret_cast<float4*>(&sn[4]) = sp[1];
+  __nv_bfloat16* l = reinterpret_cast<__nv_bfloat16*>(&lo);
+  __nv_bfloat16* h = reinterpret_cast<__nv_bfloat16*>(&hi);
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    const float x1 = __bfloat162float(l[e]), x2 = __bfloat162float(h[e]);
+    l[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x1, cs[e]), __fmul_rn(-x2, sn[e])));
+    h[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x2, cs[e]), __fmul_rn(x1, sn[e])));
+  }
+  *reinterpret_cast<uint4*>(base + c * 8) = lo;
+  *reinterpret_cast<uint4*>(base + 32 + c * 8) = hi;
 }
 
 }  // namespace
@@ -31,8 +50,11 @@ __global__ void rope_kernel(RopeParams p) {
 void launch_rope(const RopeParams& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.qkv && p.pos && p.cos && p.sin && p.tokens >= 0 && p.heads > 0 && p.table_len > 0,
                ErrorKind::internal, "rope: bad parameters");
+  LAYA_REQUIRE(reinterpret_cast<uintptr_t>(p.qkv) % 16 == 0 && reinterpret_cast<uintptr_t>(p.cos) % 16 == 0 &&
+                   reinterpret_cast<uintptr_t>(p.sin) % 16 == 0,
+               ErrorKind::internal, "rope: buffers must be 16-byte aligned");
   if (p.tokens == 0) return;
-  const int64_t n = static_cast<int64_t>(p.tokens) * 2 * p.heads * 32;
+  const int64_t n = static_cast<int64_t>(p.tokens) * (p.k_only ? 1 : 2) * p.heads * 4;
   rope_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(p);
   LAYA_CUDA_CHECK_LAUNCH();
 }

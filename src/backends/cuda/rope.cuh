@@ -1,5 +1,5 @@
 // Rotary position embedding (rotate-half / NeoX layout, head_dim 64) applied in place to the q and
-// k parts of a packed [tokens, 3*heads*64] bf16 buffer, fp32 math with unfused multiplies, as
+// k parts (or the k part only) of a packed [tokens, 3*heads*64] bf16 buffer, fp32 math with unfused multiplies, as
 // transformers' apply_rotary_pos_emb does under autocast: bf16((q*cos) + (rotate_half(q)*sin)).
 #pragma once
 
@@ -16,6 +16,9 @@ struct RopeParams {
   const float* cos = nullptr;    // [table_len, 32]
   const float* sin = nullptr;    // [table_len, 32]
   int32_t tokens = 0, heads = 0, table_len = 0;
+  // true: rotate only the k part (the engine's pre-rotation of K, once per layer, for the attention
+  // kernel's AttentionParams::k_rotated mode); false: q and k.
+  bool k_only = false;
 };
 void launch_rope(const RopeParams& p, cudaStream_t stream);
 
