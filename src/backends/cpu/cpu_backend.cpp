@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_backend.h"
 
+#include <cblas.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -60,7 +61,7 @@ class CpuBackend final : public engine::Backend {
   engine::BackendInfo info() const override {
     engine::BackendInfo i;
     i.backend = "cpu";
-    i.device = fmt::format("CPU, {} thread{}", threads_, threads_ == 1 ? "" : "s");
+    i.device = fmt::format("CPU, {} thread{} (OpenBLAS {})", threads_, threads_ == 1 ? "" : "s", openblas_get_corename());
     i.precision = "fp32";
     i.weight_bytes = w_.bytes();
     return i;
