@@ -6,7 +6,7 @@
 # the official laya wheel, all compressed into .gpu/bundle.tar.xz (the tree that travels is
 # limited to 64 MiB), plus .gpu/run.sh, which unpacks once and runs a program with LD_LIBRARY_PATH set.
 #
-# usage: scripts/gpu/bundle.sh [BUILD_DIR]   (default build/cuda-h; build laya-engine test_gpu test_cuda_host first)
+# usage: [LAYA_BASELINE_BIN=DIR] scripts/gpu/bundle.sh [BUILD_DIR]   (default build/cuda-h; build laya-engine test_gpu test_cuda_host first)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build/cuda-h}
@@ -20,6 +20,13 @@ for f in "$B/bin/laya-engine" "$B/tests/gpu/test_gpu" "$B/tests/gpu/test_cuda_ho
   cp "$f" "$STAGE/bin/"
   strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
 done
+# Optional A/B baseline: LAYA_BASELINE_BIN=DIR holding laya-engine (and test_gpu) of an earlier
+# build; bundled as laya-engine-base / test_gpu-base (same libraries) for side-by-side benches.
+if [ -n "${LAYA_BASELINE_BIN:-}" ]; then
+  for f in laya-engine test_gpu; do
+    [ -x "$LAYA_BASELINE_BIN/$f" ] && cp "$LAYA_BASELINE_BIN/$f" "$STAGE/bin/$f-base" && strip --strip-debug "$STAGE/bin/$f-base" || true
+  done
+fi
 ldd "$STAGE"/bin/* | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*|libcuda.so*|libcublas*|libcudart*|libnvidia*) ;;
@@ -53,5 +60,5 @@ prog=$1; shift
 exec "$X/bin/$prog" "$@"
 RUN
 chmod +x .gpu/run.sh
-cp scripts/gpu/run_gpu_suite.sh scripts/gpu/official_gpu_bench.py .gpu/ 2>/dev/null || true
+cp scripts/gpu/run_gpu_suite.sh scripts/gpu/run_ab_suite.sh scripts/gpu/official_gpu_bench.py .gpu/ 2>/dev/null || true
 du -sh .gpu/bundle.tar.xz

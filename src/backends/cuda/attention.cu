@@ -138,12 +138,16 @@ __device__ __forceinline__ void load_pair(__nv_bfloat16* dst, const __nv_bfloat1
     if (cos_t != nullptr) {
       __nv_bfloat16* l = reinterpret_cast<__nv_bfloat16*>(&lo);
       __nv_bfloat16* h = reinterpret_cast<__nv_bfloat16*>(&hi);
+      float cs[8], sn[8];  // 16-byte table reads (tables are 16-byte aligned: checked at launch)
+      *reinterpret_cast<float4*>(&cs[0]) = *reinterpret_cast<const float4*>(cos_t + pos * 32 + c * 8);
+      *reinterpret_cast<float4*>(&cs[4]) = *reinterpret_cast<const float4*>(cos_t + pos * 32 + c * 8 + 4);
+      *reinterpret_cast<float4*>(&sn[0]) = *reinterpret_cast<const float4*>(sin_t + pos * 32 + c * 8);
+      *reinterpret_cast<float4*>(&sn[4]) = *reinterpret_cast<const float4*>(sin_t + pos * 32 + c * 8 + 4);
 #pragma unroll
       for (int e = 0; e < 8; ++e) {
-        const float cs = cos_t[pos * 32 + c * 8 + e], sn = sin_t[pos * 32 + c * 8 + e];
         const float x1 = __bfloat162float(l[e]), x2 = __bfloat162float(h[e]);
-        l[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x1, cs), __fmul_rn(-x2, sn)));
-        h[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x2, cs), __fmul_rn(x1, sn)));
+        l[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x1, cs[e]), __fmul_rn(-x2, sn[e])));
+        h[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x2, cs[e]), __fmul_rn(x1, sn[e])));
       }
     }
   }
@@ -194,11 +198,6 @@ __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, tig = lane & 3;
 
   const int tmax = p.rope_len - 1;
-  for (int i = tid; i < kBQ * 4; i += 128) {
-    const int r = i >> 2, c = i & 3;
-    const int t = q0 + r;
-    load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);
-  }
   int lo = rs, hi = re;
   if (p.window >= 0) {
     lo = max(rs, q0 - p.window);
@@ -222,7 +221,13 @@ __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
     }
     cp_async_commit();
   };
+  // The first K/V tile is requested before the queries are loaded, so the two overlap.
   if (lo < hi) stage(0, lo);
+  for (int i = tid; i < kBQ * 4; i += 128) {
+    const int r = i >> 2, c = i & 3;
+    const int t = q0 + r;
+    load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);
+  }
   const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
   float o[8][4];
 #pragma unroll
@@ -341,7 +346,9 @@ void launch_attention(const AttentionParams& p, cudaStream_t stream) {
                "attention: fused RoPE needs both tables, a length, and the tensor-core kernel");
   LAYA_REQUIRE(!p.k_rotated || p.rope_cos != nullptr, ErrorKind::internal,
                "attention: k_rotated only applies with RoPE tables (q is still rotated in the kernel)");
-  LAYA_REQUIRE(reinterpret_cast<uintptr_t>(p.qkv) % 16 == 0, ErrorKind::internal, "attention: qkv must be 16-byte aligned");
+  LAYA_REQUIRE(reinterpret_cast<uintptr_t>(p.qkv) % 16 == 0 && reinterpret_cast<uintptr_t>(p.rope_cos) % 16 == 0 &&
+                   reinterpret_cast<uintptr_t>(p.rope_sin) % 16 == 0,
+               ErrorKind::internal, "attention: qkv and RoPE tables must be 16-byte aligned");
   if (p.tile_capacity == 0) return;
   const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
   if (p.simt)

@@ -1,5 +1,8 @@
 #include "backends/cuda/gemm.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "backends/cuda/check.h"
@@ -48,19 +51,40 @@ Gemm::Plan& Gemm::plan_for(int32_t m, int32_t n, int32_t k, int epilogue) {
   LAYA_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
   LAYA_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                          &workspace_bytes_, sizeof(workspace_bytes_)));
-  cublasLtMatmulHeuristicResult_t result{};
+  // Experiment knobs (read once per plan; the choice is cached with the plan, so every mode still
+  // runs the same kernel for a shape): LAYA_CUDA_GEMM_NO_SPLITK_M=M0 takes, for M <= M0, the
+  // heuristic's best algorithm without split-K (SPLITK_NUM <= 1) when it offers one;
+  // LAYA_CUDA_GEMM_LOG=1 prints each plan's choice on stderr.
+  constexpr int kCandidates = 16;
+  cublasLtMatmulHeuristicResult_t results[kCandidates]{};
   int found = 0;
   const cublasStatus_t st =
-      cublasLtMatmulAlgoGetHeuristic(handle_, p.op, p.la, p.lb, p.lc, p.lc, pref, 1, &result, &found);
+      cublasLtMatmulAlgoGetHeuristic(handle_, p.op, p.la, p.lb, p.lc, p.lc, pref, kCandidates, results, &found);
   cublasLtMatmulPreferenceDestroy(pref);
-  if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
-    cublasLtMatrixLayoutDestroy(p.la);
-    cublasLtMatrixLayoutDestroy(p.lb);
-    cublasLtMatrixLayoutDestroy(p.lc);
-    cublasLtMatmulDescDestroy(p.op);
-    LAYA_FAIL(ErrorKind::internal, "cuBLASLt has no algorithm for bf16 GEMM M={} N={} K={} (status {})", m, n, k,
-              static_cast<int>(st));
+  auto split_k = [](const cublasLtMatmulAlgo_t& a) {
+    int32_t v = -1;
+    size_t written = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &v, sizeof(v), &written) !=
+        CUBLAS_STATUS_SUCCESS)
+      return -1;
+    return static_cast<int>(v);
+  };
+  int pick = 0;
+  const char* no_split = std::getenv("LAYA_CUDA_GEMM_NO_SPLITK_M");
+  if (st == CUBLAS_STATUS_SUCCESS && no_split != nullptr && m <= std::atoi(no_split)) {
+    for (int i = 0; i < found; ++i)
+      if (split_k(results[i].algo) >= 0 && split_k(results[i].algo) <= 1) {
+        pick = i;
+        break;
+      }
   }
+  if (st == CUBLAS_STATUS_SUCCESS && found > 0 && std::getenv("LAYA_CUDA_GEMM_LOG") != nullptr) {
+    std::string ks;
+    for (int i = 0; i < found; ++i) ks += fmt::format("{}{}", i ? "," : "", split_k(results[i].algo));
+    std::fprintf(stderr, "gemm plan M=%d N=%d K=%d epi=%d: %d candidates (split-K: %s), picked #%d\n", m, n, k,
+                 epilogue, found, ks.c_str(), pick);
+  }
+  const cublasLtMatmulHeuristicResult_t& result = results[pick];
   p.algo = result.algo;
   return plans_.emplace(key, p).first->second;
 }

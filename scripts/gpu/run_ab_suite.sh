@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# One-shot GPU suite for a change to the CUDA engine, run ON the GPU machine from the repository
+# root with the bundle carried (`LAYA_BASELINE_BIN=<dir of the previous build> scripts/gpu/bundle.sh`,
+# then the device tool's `run` with carry [".gpu"]). In order of importance, so a timeout loses the
+# least useful part:
+#   1. tests: test_cuda_host, test_gpu (kernels, tiny-checkpoint parity, determinism, cache
+#      policies) of the new build; again with the GEMM split-K experiment switched on;
+#   2. A/B bench on the english synthetic checkpoint: baseline (laya-engine-base) and new, graph
+#      mode, interleaved, two rounds; new eager once; new graph with LAYA_CUDA_GEMM_NO_SPLITK_M=64;
+#   3. accuracy noise floor: the official laya package on 30 english requests in bf16 autocast
+#      (stock) and in fp32 (autocast off, TF32 off); official-bf16 vs official-fp32 printed by the
+#      script, ours vs each of them by test_gpu's ParityWithOfficialCudaPath;
+#   4. ours vs the CPU fp32 engine on 30 full-size english requests (every intermediate);
+#   5. ncu kernel profile at 1x48 and 16x512 (new build).
+# Results under $OUT: summary.txt (everything that matters), tests.log, bench.jsonl, noise.log,
+# parity.log, profile.txt, gpu.txt.
+#
+# usage: scripts/gpu/run_ab_suite.sh   Env: LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30),
+#        LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (90), LAYA_SKIP_PROFILE=1.
+set -u
+OUT=${OUT:-/tmp/laya-gpu-out}
+mkdir -p "$OUT"
+R=.gpu/run.sh
+X=${LAYA_GPU_UNPACK:-/tmp/laya-gpu}
+SHAPES=${LAYA_BENCH_SHAPES:-1x48,4x64,1x464,1x512,4x464,16x512}
+IT=${LAYA_BENCH_ITERS:-30}
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
+export PYTHONUNBUFFERED=1
+S="$OUT/summary.txt"
+
+log "ab suite start, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv; nproc; } > "$OUT/gpu.txt" 2>&1
+$R laya-engine version >> "$OUT/gpu.txt" 2>&1
+head -3 "$OUT/gpu.txt" | tee -a "$S"
+EN=/tmp/ck-english
+[ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -1
+log "synth english done"
+
+# 1. tests
+$R test_cuda_host > "$OUT/tests.log" 2>&1; log "test_cuda_host rc=$?"
+$R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1; NEW_RC=$?; log "test_gpu rc=$NEW_RC"
+grep -E "^\[  (PASSED|FAILED|SKIPPED) |^parity|worst|requests|Failure|Expected|Which is" "$OUT/tests.log" | head -40 | tee -a "$S"
+LAYA_CUDA_GEMM_NO_SPLITK_M=64 $R test_gpu --gtest_filter=-*Extra*:*Official* > /tmp/tests_nosplit.log 2>&1
+log "test_gpu with LAYA_CUDA_GEMM_NO_SPLITK_M=64 rc=$?"
+grep -E "^\[  (PASSED|FAILED) " /tmp/tests_nosplit.log | tee -a "$S"
+LAYA_CUDA_GEMM_LOG=1 $R laya-engine bench --model $EN --backend cuda --execution graph --shapes 1x48 --warmup 1 --iters 1 2>&1 >/dev/null | grep "gemm plan" | sort -u | head -12 | tee -a "$S"
+LAYA_CUDA_GEMM_LOG=1 LAYA_CUDA_GEMM_NO_SPLITK_M=64 $R laya-engine bench --model $EN --backend cuda --execution graph --shapes 1x48 --warmup 1 --iters 1 2>&1 >/dev/null | grep "gemm plan" | sort -u | head -12 | tee -a "$S"
+
+# 2. A/B bench
+B=$OUT/bench.jsonl
+bench() {  # impl-name env... -- program execution
+  local name=$1 prog=$2 ex=$3; shift 3
+  env "$@" $R "$prog" bench --model $EN --backend cuda --execution "$ex" --shapes "$SHAPES" --warmup 20 --iters "$IT" --json \
+    2>>"$S" | sed "s/^{/{\"round\":$round,\"impl\":\"$name\",/" >> "$B"
+  log "bench $name round $round rc=$?"
+}
+for round in 1 2; do
+  bench base-graph laya-engine-base graph
+  bench new-graph laya-engine graph
+done
+round=1
+bench new-eager laya-engine eager
+bench new-graph-nosplitk laya-engine graph LAYA_CUDA_GEMM_NO_SPLITK_M=64
+python3 - "$B" <<'PY' | tee -a "$S"
+import json, sys, collections
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+by = collections.defaultdict(list)
+for r in rows:
+    if "shape" in r and "p50_ms" in r:
+        by[(r.get("impl", "?"), r["shape"])].append(r)
+shapes = sorted({s for _, s in by}, key=lambda s: [int(x) for x in s.split("x")])
+print("%-8s %-19s %9s %9s %9s  (mean of rounds; host wall, device = CUDA events)" % ("shape", "impl", "p50 ms", "p95 ms", "dev p50"))
+for s in shapes:
+    for impl in ("base-graph", "new-graph", "new-eager", "new-graph-nosplitk"):
+        rs = by.get((impl, s), [])
+        if not rs: continue
+        m = lambda k: sum(r.get(k, float("nan")) for r in rs) / len(rs)
+        print("%-8s %-19s %9.3f %9.3f %9.3f  rounds p50: %s" % (s, impl, m("p50_ms"), m("p95_ms"), m("device_p50_ms"), ", ".join("%.3f" % r["p50_ms"] for r in rs)))
+    a, b = by.get(("base-graph", s)), by.get(("new-graph", s))
+    if a and b:
+        ma = sum(r["p50_ms"] for r in a) / len(a); mb = sum(r["p50_ms"] for r in b) / len(b)
+        print("%-8s new/base graph p50: %.3f (%+.3f ms)" % (s, mb / ma, mb - ma))
+for r in rows:
+    if "device_memory_mb" in r: print("device memory in use by the engine: %.0f MB (%s)" % (r["device_memory_mb"], r.get("impl")))
+PY
+
+# 3. noise floor
+if [ ! -d /tmp/laya-site ]; then
+  python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/noise.log" 2>&1
+fi
+TG=test_gpu; [ "$NEW_RC" = 0 ] || TG=test_gpu-base
+PYTHONPATH=/tmp/laya-site timeout 120 python3 .gpu/official_gpu_bench.py --model $EN --shapes 1x48 --warmup 1 --iters 2 \
+  --parity-out /tmp/official_bf16.jsonl --parity-fp32-out /tmp/official_fp32.jsonl --parity-requests 30 >> "$OUT/noise.log" 2>&1
+log "official bf16+fp32 dumps rc=$?"
+grep -E "noise floor|wrote" "$OUT/noise.log" | tee -a "$S"
+for ref in bf16 fp32; do
+  echo "-- ours ($TG) vs official $ref" | tee -a "$S" "$OUT/noise.log"
+  LAYA_GPU_OFFICIAL_PARITY=/tmp/official_$ref.jsonl LAYA_GPU_OFFICIAL_MODEL=$EN \
+    $R $TG --gtest_filter=*Official* >> "$OUT/noise.log" 2>&1
+  log "ours vs official $ref rc=$? (the test's bound is max |dp| <= 0.02)"
+  grep -E "official parity" "$OUT/noise.log" | tail -1 | tee -a "$S"
+done
+
+# 4. ours vs CPU fp32, full-size english
+LAYA_GPU_PARITY_DIRS=$EN LAYA_GPU_PARITY_REQUESTS=30 LAYA_GPU_PARITY_MAX_TOKENS=${LAYA_PARITY_MAX_TOKENS:-1024} \
+  timeout ${LAYA_PARITY_TIMEOUT:-90} $R $TG --gtest_filter=*Extra* > "$OUT/parity.log" 2>&1
+log "full-size parity vs CPU fp32 ($TG) rc=$?"
+grep -E "^\[  (PASSED|FAILED) |parity|worst|requests|nRMS" "$OUT/parity.log" | head -30 | tee -a "$S"
+
+# 5. profile
+if [ -z "${LAYA_SKIP_PROFILE:-}" ]; then
+  NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  for shp in 16x512 1x48; do
+    timeout 60 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
+      $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 0 --iters 1 \
+      > /tmp/ncu_$shp.csv 2>/dev/null
+    log "ncu $shp rc=$?"
+    python3 - /tmp/ncu_$shp.csv $shp <<'PY' | tee -a "$OUT/profile.txt"
+import csv, sys, collections, re
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 5]
+at = next(i for i, r in enumerate(rows) if "Kernel Name" in r)
+hdr = rows[at]; rows = rows[at + 1:]
+ki, vi = hdr.index("Kernel Name"), hdr.index("Metric Value")
+ui = hdr.index("Metric Unit") if "Metric Unit" in hdr else None
+tot = collections.Counter(); cnt = collections.Counter()
+for r in rows:
+    try: v = float(r[vi].replace(",", ""))
+    except ValueError: continue
+    unit = r[ui] if ui is not None else "ns"
+    v = v / 1000.0 if unit in ("ns", "nsecond") else (v if unit in ("us", "usecond") else v * 1000.0)
+    name = re.sub(r"\(.*", "", r[ki])[:70]
+    tot[name] += v; cnt[name] += 1
+print("profile %s: %d kernels, %.1f us total" % (sys.argv[2], sum(cnt.values()), sum(tot.values())))
+for n, v in tot.most_common(12): print("  %9.1f us %4d x  %s" % (v, cnt[n], n))
+PY
+  done
+fi
+log "ab suite end"
