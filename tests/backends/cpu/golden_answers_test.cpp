@@ -105,7 +105,7 @@ TEST_P(CpuGoldenAnswers, RowsAndResponsesMatchOfficialPackage) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, CpuGoldenAnswers, ::testing::ValuesIn(test::golden_names()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& p) { return p.param; });
 
 }  // namespace
 }  // namespace laya::cpu

@@ -117,7 +117,7 @@ TEST_P(CpuGolden, MatchesOfficialPackage) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, CpuGolden, ::testing::ValuesIn(test::golden_names()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& p) { return p.param; });
 
 }  // namespace
 }  // namespace laya::cpu
