@@ -320,7 +320,21 @@ void Scheduler::run_batch(std::vector<Entry>& entries) {
     }
     if (e.job.done) e.job.done(std::move(o));
   }
-  if (ok) return;
+  if (ok) {
+    // Refresh what /info and /metrics report (device memory moves with graph caches), at most 1/s,
+    // here because the backend may only be touched from this thread.
+    if (end - info_refreshed_ > std::chrono::seconds(1)) {
+      info_refreshed_ = end;
+      try {
+        auto info = backend_->info();
+        std::lock_guard lock(mu_);
+        info_ = std::move(info);
+      } catch (const std::exception& e) {
+        spdlog::warn("engine: backend info failed: {}", e.what());
+      }
+    }
+    return;
+  }
 
   // The backend may be poisoned (e.g. a sticky CUDA error): drop it and build a fresh one.
   spdlog::error("engine: forward failed for {} request(s) ({} rows): {}; recovering", entries.size(), stats.rows,

@@ -143,6 +143,7 @@ class Scheduler {
   BackendFactory factory_;
   SchedulerOptions opt_;
   std::unique_ptr<engine::Backend> backend_;  // executor thread only
+  Clock::time_point info_refreshed_{};          // executor thread only
 
   mutable std::mutex mu_;
   std::condition_variable cv_;       // executor wake-ups
