@@ -9,8 +9,10 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 
 preset=release
+prev=""
 for arg in "$@"; do
-  if [ "$arg" = "cuda" ]; then preset=cuda; fi
+  if [ "$arg" = "--backend=cuda" ] || { [ "$prev" = "--backend" ] && [ "$arg" = "cuda" ]; }; then preset=cuda; fi
+  prev="$arg"
 done
 if [ "$preset" = cuda ] && [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null; then
   export CUDACXX=/usr/local/cuda/bin/nvcc
