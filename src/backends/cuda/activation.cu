@@ -9,6 +9,7 @@ namespace {
 
 // 8 columns per thread (16-byte loads and stores); inter is a multiple of 8.
 __global__ void geglu_kernel(GegluParams p) {
+  dev::pdl_prologue();
   const int chunks = p.inter / 8;
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= static_cast<int64_t>(p.rows) * chunks) return;
@@ -28,6 +29,7 @@ __global__ void geglu_kernel(GegluParams p) {
 }
 
 __global__ void gelu_kernel(GeluParams p) {
+  dev::pdl_prologue();
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= p.n) return;
   p.data[idx] = __float2bfloat16_rn(dev::gelu_erf(__bfloat162float(p.data[idx])));
@@ -40,14 +42,14 @@ void launch_geglu(const GegluParams& p, cudaStream_t stream) {
                "geglu: bad parameters (inter {} must be a multiple of 8)", p.inter);
   const int64_t n = static_cast<int64_t>(p.rows) * (p.inter / 8);
   if (n == 0) return;
-  geglu_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(p);
+  launch_kernel(geglu_kernel, static_cast<unsigned>((n + 255) / 256), 256, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
 void launch_gelu(const GeluParams& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.data && p.n >= 0, ErrorKind::internal, "gelu: bad parameters");
   if (p.n == 0) return;
-  gelu_kernel<<<static_cast<unsigned>((p.n + 255) / 256), 256, 0, stream>>>(p);
+  launch_kernel(gelu_kernel, static_cast<unsigned>((p.n + 255) / 256), 256, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

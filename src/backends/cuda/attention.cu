@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "backends/cuda/check.h"
+#include "backends/cuda/common.cuh"
 
 namespace laya::cuda {
 
@@ -14,6 +15,7 @@ constexpr int kBK = 32;         // keys per shared-memory tile
 constexpr int kD = 64;
 
 __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams p) {
+  dev::pdl_prologue();
   __shared__ __align__(16) __nv_bfloat16 ks[kBK][kD];
   __shared__ __align__(16) __nv_bfloat16 vs[kBK][kD];
   const int tile = blockIdx.x;
@@ -182,6 +184,7 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* 
 // equal results).
 template <bool kRopeK>
 __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
+  dev::pdl_prologue();
   __shared__ __align__(16) __nv_bfloat16 qs[kBQ * kStride];
   __shared__ __align__(16) __nv_bfloat16 ks[2][64 * kStride];
   __shared__ __align__(16) __nv_bfloat16 vs[2][64 * kStride];
@@ -352,11 +355,11 @@ void launch_attention(const AttentionParams& p, cudaStream_t stream) {
   if (p.tile_capacity == 0) return;
   const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
   if (p.simt)
-    attention_kernel<<<grid, kBQ, 0, stream>>>(p);
+    launch_kernel(attention_kernel, grid, kBQ, stream, true, p);
   else if (p.rope_cos != nullptr && !p.k_rotated)
-    attention_mma_kernel<true><<<grid, 128, 0, stream>>>(p);
+    launch_kernel(attention_mma_kernel<true>, grid, 128, stream, true, p);
   else
-    attention_mma_kernel<false><<<grid, 128, 0, stream>>>(p);
+    launch_kernel(attention_mma_kernel<false>, grid, 128, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

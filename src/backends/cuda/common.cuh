@@ -5,7 +5,57 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <utility>
+
+#include "backends/cuda/check.h"
+
+namespace laya::cuda {
+
+// Programmatic Dependent Launch (experiment, off unless LAYA_CUDA_PDL=1; read once): the engine's
+// own kernels are launched with programmatic stream serialization, so a kernel's launch overlaps
+// the end of the one before it. Every kernel starts with dev::pdl_prologue(), which waits until
+// the previous grid has completed and its memory is visible BEFORE touching any memory (so the
+// results are those of plain stream order) and only then lets the next kernel launch.
+inline bool pdl_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("LAYA_CUDA_PDL");
+    return v != nullptr && v[0] == '1';
+  }();
+  return on;
+}
+
+template <typename... Params, typename... Args>
+void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, bool allow_pdl,
+                   Args&&... args) {
+  if (!allow_pdl || !pdl_enabled()) {
+    kernel<<<grid, block, 0, stream>>>(std::forward<Args>(args)...);
+    return;
+  }
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
+}
+
+}  // namespace laya::cuda
+
 namespace laya::cuda::dev {
+
+// See launch_kernel. Without PDL (or before sm_90) the wait returns at once.
+__device__ __forceinline__ void pdl_prologue() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
 
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll

@@ -8,6 +8,7 @@ namespace laya::cuda {
 namespace {
 
 __global__ void small_linear_kernel(SmallLinearParams p) {
+  dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int64_t o = static_cast<int64_t>(blockIdx.x) * (blockDim.x / 32) + (threadIdx.x >> 5);
   if (o >= static_cast<int64_t>(p.rows) * p.n) return;
@@ -26,6 +27,7 @@ __global__ void small_linear_kernel(SmallLinearParams p) {
 }
 
 __global__ void features_kernel(FeaturesParams p) {
+  dev::pdl_prologue();
   const int s = blockIdx.x;
   const int lane = threadIdx.x;
   const int ms = p.marker_offsets[s], me = p.marker_offsets[s + 1];
@@ -72,7 +74,7 @@ void launch_small_linear(const SmallLinearParams& p, cudaStream_t stream) {
                ErrorKind::internal, "small_linear: bad parameters");
   const int64_t warps = static_cast<int64_t>(p.rows) * p.n;
   if (warps == 0) return;
-  small_linear_kernel<<<static_cast<unsigned>((warps + 7) / 8), 256, 0, stream>>>(p);
+  launch_kernel(small_linear_kernel, static_cast<unsigned>((warps + 7) / 8), 256, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
@@ -80,7 +82,7 @@ void launch_features(const FeaturesParams& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.logits && p.marker_offsets && p.row_offsets && p.h && p.act_in && p.logits_out && p.row_slots > 0 &&
                    p.d > 0,
                ErrorKind::internal, "features: bad parameters");
-  features_kernel<<<static_cast<unsigned>(p.row_slots), 32, 0, stream>>>(p);
+  launch_kernel(features_kernel, static_cast<unsigned>(p.row_slots), 32, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

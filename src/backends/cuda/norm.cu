@@ -68,6 +68,7 @@ __device__ __forceinline__ void load_f32(const float* src, float (&v)[2 * kMaxPa
 }
 
 __global__ void embed_ln_kernel(EmbedLnParams p) {
+  dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   if (row >= p.tokens) return;
@@ -89,6 +90,7 @@ __global__ void embed_ln_kernel(EmbedLnParams p) {
 }
 
 __global__ void add_ln_kernel(AddLnParams p) {
+  dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   if (row >= p.tokens) return;
@@ -113,6 +115,7 @@ __global__ void add_ln_kernel(AddLnParams p) {
 }
 
 __global__ void type_ln_kernel(TypeLnParams p) {
+  dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   if (row >= p.tokens) return;
@@ -136,6 +139,7 @@ __global__ void type_ln_kernel(TypeLnParams p) {
 }
 
 __global__ void gather_ln_kernel(GatherLnParams p) {
+  dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int k = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   if (k >= p.markers) return;
@@ -162,7 +166,7 @@ void launch_embed_ln(const EmbedLnParams& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.ids && p.table && p.weight && p.x && p.y && p.tokens >= 0 && p.vocab > 0, ErrorKind::internal,
                "embed_ln: bad parameters");
   if (p.tokens == 0) return;
-  embed_ln_kernel<<<grid_for(p.tokens), 32 * kRowsPerBlock, 0, stream>>>(p);
+  launch_kernel(embed_ln_kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, false, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
@@ -171,7 +175,7 @@ void launch_add_ln(const AddLnParams& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.x && p.tokens >= 0 && (p.bias == nullptr || p.weight != nullptr), ErrorKind::internal,
                "add_ln: bad parameters");
   if (p.tokens == 0) return;
-  add_ln_kernel<<<grid_for(p.tokens), 32 * kRowsPerBlock, 0, stream>>>(p);
+  launch_kernel(add_ln_kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
@@ -180,7 +184,7 @@ void launch_type_ln(const TypeLnParams& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.x && p.type_emb && p.tok_row && p.qtypes && p.weight && p.y && p.tokens >= 0, ErrorKind::internal,
                "type_ln: bad parameters");
   if (p.tokens == 0) return;
-  type_ln_kernel<<<grid_for(p.tokens), 32 * kRowsPerBlock, 0, stream>>>(p);
+  launch_kernel(type_ln_kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
@@ -189,7 +193,7 @@ void launch_gather_ln(const GatherLnParams& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.x && p.marker_tok && p.weight && p.y && p.markers >= 0 && p.tokens > 0, ErrorKind::internal,
                "gather_ln: bad parameters");
   if (p.markers == 0) return;
-  gather_ln_kernel<<<grid_for(p.markers), 32 * kRowsPerBlock, 0, stream>>>(p);
+  launch_kernel(gather_ln_kernel, grid_for(p.markers), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

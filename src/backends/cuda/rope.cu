@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "backends/cuda/check.h"
+#include "backends/cuda/common.cuh"
 
 namespace laya::cuda {
 
@@ -12,6 +13,7 @@ namespace {
 // [32+8c, 32+8c+8), float4 table reads; per element the same fp32 arithmetic as before
 // (x1*c - x2*s, x2*c + x1*s, unfused, one bf16 rounding), so results are bitwise unchanged.
 __global__ void rope_kernel(RopeParams p) {
+  dev::pdl_prologue();
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int parts = p.k_only ? 1 : 2;
   const int64_t per_token = static_cast<int64_t>(parts) * p.heads * 4;
@@ -55,7 +57,7 @@ void launch_rope(const RopeParams& p, cudaStream_t stream) {
                ErrorKind::internal, "rope: buffers must be 16-byte aligned");
   if (p.tokens == 0) return;
   const int64_t n = static_cast<int64_t>(p.tokens) * (p.k_only ? 1 : 2) * p.heads * 4;
-  rope_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(p);
+  launch_kernel(rope_kernel, static_cast<unsigned>((n + 255) / 256), 256, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
