@@ -2,6 +2,7 @@
 
 #include "backends/cuda/tile.h"
 #include <cstdint>
+#include <cstdlib>
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
@@ -182,8 +183,12 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* 
 // next 64-key tile loads while this one is computed. V stays [key][dim] in shared memory and
 // ldmatrix.trans builds the P.V fragments (the same values the transposed copy gave: bitwise
 // equal results).
-template <bool kRopeK>
-__global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
+// kExp2: softmax in log2 units with exp2f and mask-free full tiles (the default; LAYA_CUDA_ATTN_EXP2=0
+// selects the expf form, the reference the engine was first validated with).
+constexpr float kLog2e = 1.4426950408889634f;
+
+template <bool kRopeK, bool kExp2>
+__global__ void __launch_bounds__(128, 4) attention_mma_kernel(AttentionParams p) {  // 4 blocks/SM: <= 128 registers
   dev::pdl_prologue();
   __shared__ __align__(16) __nv_bfloat16 qs[kBQ * kStride];
   __shared__ __align__(16) __nv_bfloat16 ks[2][64 * kStride];
@@ -269,48 +274,107 @@ __global__ void __launch_bounds__(128) attention_mma_kernel(AttentionParams p) {
       }
     }
     float mx_a = m_a, mx_b = m_b;
+    if constexpr (kExp2) {
+      // Scores in log2 units (scale * log2 e folded in), one exp2 per score; a tile that lies
+      // wholly inside the row and the window of every query of the block skips the masks.
+      const float sl = p.scale * kLog2e;
+      const bool full = kb + 64 <= hi && (p.window < 0 || (kb >= q0 + kBQ - 1 - p.window && kb + 63 <= q0 + p.window));
+      if (full) {
 #pragma unroll
-    for (int n = 0; n < 8; ++n)
+        for (int n = 0; n < 8; ++n)
 #pragma unroll
-      for (int c = 0; c < 2; ++c) {
-        const int key = kb + n * 8 + tig * 2 + c;
-        const bool in = key < hi;
-        const bool va = in && (p.window < 0 || abs(qa - key) <= p.window);
-        const bool vb = in && (p.window < 0 || abs(qb - key) <= p.window);
-        s[n][c] = va ? s[n][c] * p.scale : -INFINITY;
-        s[n][2 + c] = vb ? s[n][2 + c] * p.scale : -INFINITY;
-        mx_a = fmaxf(mx_a, s[n][c]);
-        mx_b = fmaxf(mx_b, s[n][2 + c]);
+          for (int c = 0; c < 2; ++c) {
+            s[n][c] *= sl;
+            s[n][2 + c] *= sl;
+            mx_a = fmaxf(mx_a, s[n][c]);
+            mx_b = fmaxf(mx_b, s[n][2 + c]);
+          }
+      } else {
+#pragma unroll
+        for (int n = 0; n < 8; ++n)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            const int key = kb + n * 8 + tig * 2 + c;
+            const bool in = key < hi;
+            const bool va = in && (p.window < 0 || abs(qa - key) <= p.window);
+            const bool vb = in && (p.window < 0 || abs(qb - key) <= p.window);
+            s[n][c] = va ? s[n][c] * sl : -INFINITY;
+            s[n][2 + c] = vb ? s[n][2 + c] * sl : -INFINITY;
+            mx_a = fmaxf(mx_a, s[n][c]);
+            mx_b = fmaxf(mx_b, s[n][2 + c]);
+          }
       }
+    } else {
+#pragma unroll
+      for (int n = 0; n < 8; ++n)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const int key = kb + n * 8 + tig * 2 + c;
+          const bool in = key < hi;
+          const bool va = in && (p.window < 0 || abs(qa - key) <= p.window);
+          const bool vb = in && (p.window < 0 || abs(qb - key) <= p.window);
+          s[n][c] = va ? s[n][c] * p.scale : -INFINITY;
+          s[n][2 + c] = vb ? s[n][2 + c] * p.scale : -INFINITY;
+          mx_a = fmaxf(mx_a, s[n][c]);
+          mx_b = fmaxf(mx_b, s[n][2 + c]);
+        }
+    }
     mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 1));
     mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
     mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
     mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
-    const float corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
-    const float corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
-    m_a = mx_a;
-    m_b = mx_b;
-    l_a *= corr_a;
-    l_b *= corr_b;
-#pragma unroll
-    for (int n = 0; n < 8; ++n) {
-      o[n][0] *= corr_a;
-      o[n][1] *= corr_a;
-      o[n][2] *= corr_b;
-      o[n][3] *= corr_b;
-    }
     uint32_t pf[4][4];
+    if constexpr (kExp2) {
+      // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
+      const float base_a = mx_a == -INFINITY ? 0.f : mx_a, base_b = mx_b == -INFINITY ? 0.f : mx_b;
+      const float corr_a = exp2f(m_a - base_a), corr_b = exp2f(m_b - base_b);
+      m_a = mx_a;
+      m_b = mx_b;
+      l_a *= corr_a;
+      l_b *= corr_b;
 #pragma unroll
-    for (int n = 0; n < 8; ++n) {
-      const float p0 = s[n][0] == -INFINITY ? 0.f : expf(s[n][0] - m_a);
-      const float p1 = s[n][1] == -INFINITY ? 0.f : expf(s[n][1] - m_a);
-      const float p2 = s[n][2] == -INFINITY ? 0.f : expf(s[n][2] - m_b);
-      const float p3 = s[n][3] == -INFINITY ? 0.f : expf(s[n][3] - m_b);
-      l_a += p0 + p1;
-      l_b += p2 + p3;
-      const int t = n >> 1, half = n & 1;
-      pf[t][half * 2 + 0] = pack_bf16(p0, p1);
-      pf[t][half * 2 + 1] = pack_bf16(p2, p3);
+      for (int n = 0; n < 8; ++n) {
+        o[n][0] *= corr_a;
+        o[n][1] *= corr_a;
+        o[n][2] *= corr_b;
+        o[n][3] *= corr_b;
+      }
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const float p0 = exp2f(s[n][0] - base_a), p1 = exp2f(s[n][1] - base_a);
+        const float p2 = exp2f(s[n][2] - base_b), p3 = exp2f(s[n][3] - base_b);
+        l_a += p0 + p1;
+        l_b += p2 + p3;
+        const int t = n >> 1, half = n & 1;
+        pf[t][half * 2 + 0] = pack_bf16(p0, p1);
+        pf[t][half * 2 + 1] = pack_bf16(p2, p3);
+      }
+    } else {
+      const float corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
+      const float corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
+      m_a = mx_a;
+      m_b = mx_b;
+      l_a *= corr_a;
+      l_b *= corr_b;
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        o[n][0] *= corr_a;
+        o[n][1] *= corr_a;
+        o[n][2] *= corr_b;
+        o[n][3] *= corr_b;
+      }
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const float p0 = s[n][0] == -INFINITY ? 0.f : expf(s[n][0] - m_a);
+        const float p1 = s[n][1] == -INFINITY ? 0.f : expf(s[n][1] - m_a);
+        const float p2 = s[n][2] == -INFINITY ? 0.f : expf(s[n][2] - m_b);
+        const float p3 = s[n][3] == -INFINITY ? 0.f : expf(s[n][3] - m_b);
+        l_a += p0 + p1;
+        l_b += p2 + p3;
+        const int t = n >> 1, half = n & 1;
+        pf[t][half * 2 + 0] = pack_bf16(p0, p1);
+        pf[t][half * 2 + 1] = pack_bf16(p2, p3);
+      }
     }
     // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
 #pragma unroll
@@ -354,12 +418,16 @@ void launch_attention(const AttentionParams& p, cudaStream_t stream) {
                ErrorKind::internal, "attention: qkv and RoPE tables must be 16-byte aligned");
   if (p.tile_capacity == 0) return;
   const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
+  static const bool exp2 = [] {  // read once: every forward of the process takes the same kernel
+    const char* v = std::getenv("LAYA_CUDA_ATTN_EXP2");
+    return v == nullptr || v[0] != '0';
+  }();
   if (p.simt)
     launch_kernel(attention_kernel, grid, kBQ, stream, true, p);
   else if (p.rope_cos != nullptr && !p.k_rotated)
-    launch_kernel(attention_mma_kernel<true>, grid, 128, stream, true, p);
+    launch_kernel(exp2 ? attention_mma_kernel<true, true> : attention_mma_kernel<true, false>, grid, 128, stream, true, p);
   else
-    launch_kernel(attention_mma_kernel<false>, grid, 128, stream, true, p);
+    launch_kernel(exp2 ? attention_mma_kernel<false, true> : attention_mma_kernel<false, false>, grid, 128, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
