@@ -18,7 +18,7 @@
 # parity.log, profile.txt, gpu.txt.
 #
 # usage: scripts/gpu/run_ab_suite.sh   Env: LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30),
-#        LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (90), LAYA_SKIP_PROFILE=1.
+#        LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (80), LAYA_SKIP_PROFILE=1.
 set -u
 OUT=${OUT:-/tmp/laya-gpu-out}
 mkdir -p "$OUT"
@@ -99,7 +99,7 @@ if [ ! -d /tmp/laya-site ]; then
   python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/noise.log" 2>&1
 fi
 TG=test_gpu; [ "$NEW_RC" = 0 ] || TG=test_gpu-base
-PYTHONPATH=/tmp/laya-site timeout 120 python3 .gpu/official_gpu_bench.py --model $EN --shapes 1x48 --warmup 1 --iters 2 \
+PYTHONPATH=/tmp/laya-site timeout 90 python3 .gpu/official_gpu_bench.py --model $EN --shapes 1x48 --warmup 1 --iters 2 \
   --parity-out /tmp/official_bf16.jsonl --parity-fp32-out /tmp/official_fp32.jsonl --parity-requests 30 >> "$OUT/noise.log" 2>&1
 log "official bf16+fp32 dumps rc=$?"
 grep -E "noise floor|wrote" "$OUT/noise.log" | tee -a "$S"
@@ -113,7 +113,7 @@ done
 
 # 4. ours vs CPU fp32, full-size english
 LAYA_GPU_PARITY_DIRS=$EN LAYA_GPU_PARITY_REQUESTS=30 LAYA_GPU_PARITY_MAX_TOKENS=${LAYA_PARITY_MAX_TOKENS:-1024} \
-  timeout ${LAYA_PARITY_TIMEOUT:-90} $R $TG --gtest_filter=*Extra* > "$OUT/parity.log" 2>&1
+  timeout ${LAYA_PARITY_TIMEOUT:-80} $R $TG --gtest_filter=*Extra* > "$OUT/parity.log" 2>&1
 log "full-size parity vs CPU fp32 ($TG) rc=$?"
 grep -E "^\[  (PASSED|FAILED) |parity|worst|requests|nRMS" "$OUT/parity.log" | head -30 | tee -a "$S"
 
@@ -121,7 +121,7 @@ grep -E "^\[  (PASSED|FAILED) |parity|worst|requests|nRMS" "$OUT/parity.log" | h
 if [ -z "${LAYA_SKIP_PROFILE:-}" ]; then
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   for shp in 16x512 1x48; do
-    timeout 60 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
+    timeout 40 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
       $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 0 --iters 1 \
       > /tmp/ncu_$shp.csv 2>/dev/null
     log "ncu $shp rc=$?"
