@@ -59,7 +59,7 @@ B=$OUT/bench.jsonl
 bench() {  # impl-name env... -- program execution
   local name=$1 prog=$2 ex=$3; shift 3
   env "$@" $R "$prog" bench --model $EN --backend cuda --execution "$ex" --shapes "$SHAPES" --warmup 20 --iters "$IT" --json \
-    2>>"$S" | sed "s/^{/{\"round\":$round,\"impl\":\"$name\",/" >> "$B"
+    2>>/tmp/bench_err.log | sed "s/^{/{\"round\":$round,\"impl\":\"$name\",/" >> "$B"
   log "bench $name round $round rc=$?"
 }
 for round in 1 2; do
@@ -71,6 +71,7 @@ bench new-eager laya-engine eager
 bench new-graph-nosplitk laya-engine graph LAYA_CUDA_GEMM_NO_SPLITK_M=64
 bench new-graph-pdl laya-engine graph LAYA_CUDA_PDL=1
 bench new-graph-expf laya-engine graph LAYA_CUDA_ATTN_EXP2=0
+grep -v " warning " /tmp/bench_err.log | head -20 | tee -a "$S"
 python3 - "$B" <<'PY' | tee -a "$S"
 import json, sys, collections
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
