@@ -4,11 +4,12 @@
 # then the device tool's `run` with carry [".gpu"]). In order of importance, so a timeout loses the
 # least useful part:
 #   1. tests: test_cuda_host, test_gpu (kernels, tiny-checkpoint parity, determinism, cache
-#      policies) of the new build; again with the GEMM split-K experiment, with PDL, and with the expf softmax;
+#      policies) of the new build; again with the GEMM split-K experiment, the expf softmax, 128-query tiles and PDL;
 #   2. A/B bench on the english synthetic checkpoint: baseline (laya-engine-base) and new, graph
 #      mode, interleaved, two rounds; new eager once; new graph with LAYA_CUDA_GEMM_NO_SPLITK_M=64
 #      and with LAYA_CUDA_PDL=1 (experiments, off by default; their tests run in step 1 too), and
-#      with LAYA_CUDA_ATTN_EXP2=0 (the expf softmax: isolates the exp2 change, tested in step 1);
+#      with LAYA_CUDA_ATTN_EXP2=0 (the expf softmax: isolates the exp2 change, tested in step 1), and
+#      with LAYA_CUDA_ATTN_TILE128=1 (128-query tiles over 256 tokens; off by default, tested in step 1);
 #   3. accuracy noise floor: the official laya package on 30 english requests in bf16 autocast
 #      (stock) and in fp32 (autocast off, TF32 off); official-bf16 vs official-fp32 printed by the
 #      script, ours vs each of them by test_gpu's ParityWithOfficialCudaPath;
@@ -48,6 +49,10 @@ grep -E "^\[  (PASSED|FAILED) " /tmp/tests_nosplit.log | tee -a "$S"
 LAYA_CUDA_ATTN_EXP2=0 $R test_gpu --gtest_filter=-*Extra*:*Official* > /tmp/tests_expf.log 2>&1
 log "test_gpu with LAYA_CUDA_ATTN_EXP2=0 rc=$?"
 grep -E "^\[  (PASSED|FAILED) " /tmp/tests_expf.log | tee -a "$S"
+LAYA_CUDA_ATTN_TILE128=1 $R test_cuda_host > /tmp/tests_t128.log 2>&1
+LAYA_CUDA_ATTN_TILE128=1 $R test_gpu --gtest_filter=-*Extra*:*Official* >> /tmp/tests_t128.log 2>&1
+log "test_cuda_host + test_gpu with LAYA_CUDA_ATTN_TILE128=1 rc=$?"
+grep -E "^\[  (PASSED|FAILED) " /tmp/tests_t128.log | tee -a "$S"
 LAYA_CUDA_PDL=1 $R test_gpu --gtest_filter=-*Extra*:*Official* > /tmp/tests_pdl.log 2>&1
 log "test_gpu with LAYA_CUDA_PDL=1 rc=$?"
 grep -E "^\[  (PASSED|FAILED) " /tmp/tests_pdl.log | tee -a "$S"
@@ -71,6 +76,7 @@ bench new-eager laya-engine eager
 bench new-graph-nosplitk laya-engine graph LAYA_CUDA_GEMM_NO_SPLITK_M=64
 bench new-graph-pdl laya-engine graph LAYA_CUDA_PDL=1
 bench new-graph-expf laya-engine graph LAYA_CUDA_ATTN_EXP2=0
+bench new-graph-tile128 laya-engine graph LAYA_CUDA_ATTN_TILE128=1
 grep -v " warning " /tmp/bench_err.log | head -20 | tee -a "$S"
 python3 - "$B" <<'PY' | tee -a "$S"
 import json, sys, collections
@@ -82,7 +88,7 @@ for r in rows:
 shapes = sorted({s for _, s in by}, key=lambda s: [int(x) for x in s.split("x")])
 print("%-8s %-19s %9s %9s %9s  (mean of rounds; host wall, device = CUDA events)" % ("shape", "impl", "p50 ms", "p95 ms", "dev p50"))
 for s in shapes:
-    for impl in ("base-graph", "new-graph", "new-eager", "new-graph-nosplitk", "new-graph-pdl", "new-graph-expf"):
+    for impl in ("base-graph", "new-graph", "new-eager", "new-graph-nosplitk", "new-graph-pdl", "new-graph-expf", "new-graph-tile128"):
         rs = by.get((impl, s), [])
         if not rs: continue
         m = lambda k: sum(r.get(k, float("nan")) for r in rs) / len(rs)

@@ -57,9 +57,10 @@ TEST(CudaBucket, TileCapacityCoversEveryRowSplit) {
   // Worst case: every row slot holds a length that wastes a partial tile.
   for (int32_t rows = 1; rows <= 8; ++rows) {
     const Bucket b{rows * 65 + 16, rows, 8};
+    const int32_t q = attention_query_tile(b);  // 64, or 128 with LAYA_CUDA_ATTN_TILE128=1
     int32_t need = 0;
-    for (int32_t r = 0; r < rows; ++r) need += 2;  // 65 tokens -> 2 tiles
-    need += 1;                                      // tail of 16 tokens
+    for (int32_t r = 0; r < rows; ++r) need += (65 + q - 1) / q;  // 65 tokens -> 2 tiles of 64
+    need += 1;                                                     // tail of 16 tokens
     EXPECT_GE(attention_tile_capacity(b), need) << rows;
   }
 }

@@ -84,12 +84,13 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& ref, 
                       << " finite " << d.finite;
 }
 
-// Row offsets and the 64-query tile table for the given lengths (0 = empty row).
-void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std::vector<int32_t>& tiles) {
+// Row offsets and the query tile table (64 or 128 queries per tile) for the given lengths (0 = empty row).
+void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std::vector<int32_t>& tiles,
+               int32_t tile = kAttnTile) {
   offs = {0};
   tiles.clear();
   for (size_t r = 0; r < lens.size(); ++r) {
-    for (int32_t q = offs.back(); q < offs.back() + lens[r]; q += kAttnTile) {
+    for (int32_t q = offs.back(); q < offs.back() + lens[r]; q += tile) {
       tiles.push_back(static_cast<int32_t>(r));
       tiles.push_back(q);
     }
@@ -99,10 +100,12 @@ void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std
   tiles.push_back(-1);
 }
 
-void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed, bool simt) {
+void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed, bool simt,
+                            int32_t tile) {
+  SCOPED_TRACE(::testing::Message() << "query tile " << tile << (simt ? " simt" : " mma"));
   std::mt19937 rng(seed);
   std::vector<int32_t> offs, tiles;
-  tiles_for(lens, offs, tiles);
+  tiles_for(lens, offs, tiles, tile);
   const int32_t T = offs.back(), d = heads * 64;
   const auto qkv = round_bf16(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f));
   Dev<__nv_bfloat16> dq(to_bf16(qkv));
@@ -117,6 +120,7 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   p.heads = heads;
   p.window = window;
   p.simt = simt;
+  p.query_tile = tile;
   launch_attention(p, nullptr);
   const auto got = from_bf16(dout.down());
   std::vector<float> ref(static_cast<size_t>(T) * d);
@@ -136,8 +140,10 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
 }
 
 void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed) {
-  run_attention_case_one(lens, heads, window, seed, false);
-  run_attention_case_one(lens, heads, window, seed, true);
+  for (int32_t tile : {kAttnTile, kAttnTileLarge}) {
+    run_attention_case_one(lens, heads, window, seed, false, tile);
+    run_attention_case_one(lens, heads, window, seed, true, tile);
+  }
 }
 
 TEST(CudaKernels, AttentionGlobalVarlen) {
@@ -160,8 +166,10 @@ TEST(CudaKernels, AttentionWithFusedRopeEqualsSeparateRope) {
   std::mt19937 rng(31);
   const int32_t heads = 4, d = heads * 64, table_len = 300;
   const std::vector<int32_t> lens{1, 65, 0, 300, 130};
+  for (int32_t tile : {kAttnTile, kAttnTileLarge}) {
+  SCOPED_TRACE(::testing::Message() << "query tile " << tile);
   std::vector<int32_t> offs, tiles, pos;
-  tiles_for(lens, offs, tiles);
+  tiles_for(lens, offs, tiles, tile);
   for (int32_t l : lens)
     for (int32_t i = 0; i < l; ++i) pos.push_back(i);
   const int32_t T = offs.back();
@@ -183,6 +191,7 @@ TEST(CudaKernels, AttentionWithFusedRopeEqualsSeparateRope) {
     p.tile_capacity = static_cast<int32_t>(tiles.size() / 2);
     p.heads = heads;
     p.window = window;
+    p.query_tile = tile;
     p.qkv = q1.get();
     p.out = o1.get();
     p.rope_cos = dc.get();
@@ -218,6 +227,7 @@ TEST(CudaKernels, AttentionWithFusedRopeEqualsSeparateRope) {
         const float want = j < d ? orig[at] : (j < 2 * d ? both[at] : orig[at]);
         ASSERT_EQ(k_once[at], want) << "token " << t << " column " << j;
       }
+  }
   }
 }
 

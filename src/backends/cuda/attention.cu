@@ -11,10 +11,10 @@ namespace laya::cuda {
 
 namespace {
 
-constexpr int kBQ = kAttnTile;  // queries per block, one per thread
 constexpr int kBK = 32;         // keys per shared-memory tile
 constexpr int kD = 64;
 
+template <int kBQ>  // queries per block, one per thread
 __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams p) {
   dev::pdl_prologue();
   __shared__ __align__(16) __nv_bfloat16 ks[kBK][kD];
@@ -187,12 +187,21 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* 
 // selects the expf form, the reference the engine was first validated with).
 constexpr float kLog2e = 1.4426950408889634f;
 
-template <bool kRopeK, bool kExp2>
-__global__ void __launch_bounds__(128, 4) attention_mma_kernel(AttentionParams p) {  // 4 blocks/SM: <= 128 registers
+// kWarps: 4 (64-query tiles, the default) or 8 (128-query tiles, LAYA_CUDA_ATTN_TILE128); <= 128
+// registers per thread either way. Shared memory is dynamic: q tile, then 2 K and 2 V tiles.
+template <int kWarps>
+constexpr size_t attention_smem_bytes() {
+  return static_cast<size_t>(16 * kWarps + 4 * 64) * kStride * sizeof(__nv_bfloat16);
+}
+
+template <int kWarps, bool kRopeK, bool kExp2>
+__global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mma_kernel(AttentionParams p) {
+  constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps;
   dev::pdl_prologue();
-  __shared__ __align__(16) __nv_bfloat16 qs[kBQ * kStride];
-  __shared__ __align__(16) __nv_bfloat16 ks[2][64 * kStride];
-  __shared__ __align__(16) __nv_bfloat16 vs[2][64 * kStride];
+  extern __shared__ __align__(16) unsigned char attn_smem[];
+  __nv_bfloat16* qs = reinterpret_cast<__nv_bfloat16*>(attn_smem);
+  auto ks = reinterpret_cast<__nv_bfloat16(*)[64 * kStride]>(qs + kBQ * kStride);
+  auto vs = reinterpret_cast<__nv_bfloat16(*)[64 * kStride]>(qs + kBQ * kStride + 2 * 64 * kStride);
   const int tile = blockIdx.x;
   const int head = blockIdx.y;
   const int row = p.tiles[2 * tile];
@@ -212,7 +221,7 @@ __global__ void __launch_bounds__(128, 4) attention_mma_kernel(AttentionParams p
     hi = min(re, min(q0 + kBQ, re) - 1 + p.window + 1);
   }
   auto stage = [&](int buf, int kb) {
-    for (int i = tid; i < 64 * 8; i += 128) {
+    for (int i = tid; i < 64 * 8; i += kThreads) {
       const int j = i >> 3, c = i & 7;
       const int t = kb + j;
       const bool ok = t < hi;
@@ -221,7 +230,7 @@ __global__ void __launch_bounds__(128, 4) attention_mma_kernel(AttentionParams p
       cp_async16(&vs[buf][j * kStride + c * 8], src + voff + c * 8, ok);
     }
     if constexpr (kRopeK) {
-      for (int i = tid; i < 64 * 4; i += 128) {
+      for (int i = tid; i < 64 * 4; i += kThreads) {
         const int j = i >> 2, c = i & 3;
         const int t = kb + j;
         load_pair(&ks[buf][j * kStride], p.qkv + t * ld + koff, c, t < hi, min(t - rs, tmax), p.rope_cos, p.rope_sin);
@@ -231,7 +240,7 @@ __global__ void __launch_bounds__(128, 4) attention_mma_kernel(AttentionParams p
   };
   // The first K/V tile is requested before the queries are loaded, so the two overlap.
   if (lo < hi) stage(0, lo);
-  for (int i = tid; i < kBQ * 4; i += 128) {
+  for (int i = tid; i < kBQ * 4; i += kThreads) {
     const int r = i >> 2, c = i & 3;
     const int t = q0 + r;
     load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);
@@ -404,6 +413,27 @@ __global__ void __launch_bounds__(128, 4) attention_mma_kernel(AttentionParams p
   }
 }
 
+template <int kWarps, bool kRopeK, bool kExp2>
+void launch_mma_variant(const AttentionParams& p, dim3 grid, cudaStream_t stream) {
+  constexpr size_t smem = attention_smem_bytes<kWarps>();
+  if constexpr (smem > 48 * 1024) {
+    // Opt in once per kernel (not a stream operation: allowed while a graph is being captured).
+    static const cudaError_t opted = cudaFuncSetAttribute(attention_mma_kernel<kWarps, kRopeK, kExp2>,
+                                                          cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    LAYA_CUDA_CHECK(opted);
+  }
+  launch_kernel_smem(attention_mma_kernel<kWarps, kRopeK, kExp2>, grid, dim3(32 * kWarps), smem, stream, true, p);
+}
+
+template <int kWarps>
+void launch_mma(const AttentionParams& p, dim3 grid, bool exp2, cudaStream_t stream) {
+  const bool rope_k = p.rope_cos != nullptr && !p.k_rotated;
+  if (rope_k)
+    exp2 ? launch_mma_variant<kWarps, true, true>(p, grid, stream) : launch_mma_variant<kWarps, true, false>(p, grid, stream);
+  else
+    exp2 ? launch_mma_variant<kWarps, false, true>(p, grid, stream) : launch_mma_variant<kWarps, false, false>(p, grid, stream);
+}
+
 }  // namespace
 
 void launch_attention(const AttentionParams& p, cudaStream_t stream) {
@@ -411,6 +441,8 @@ void launch_attention(const AttentionParams& p, cudaStream_t stream) {
                ErrorKind::internal, "attention: bad parameters");
   LAYA_REQUIRE(p.rope_cos == nullptr || (p.rope_sin != nullptr && p.rope_len > 0 && !p.simt), ErrorKind::internal,
                "attention: fused RoPE needs both tables, a length, and the tensor-core kernel");
+  LAYA_REQUIRE(p.query_tile == 64 || p.query_tile == 128, ErrorKind::internal, "attention: query tile {} (64 or 128)",
+               p.query_tile);
   LAYA_REQUIRE(!p.k_rotated || p.rope_cos != nullptr, ErrorKind::internal,
                "attention: k_rotated only applies with RoPE tables (q is still rotated in the kernel)");
   LAYA_REQUIRE(reinterpret_cast<uintptr_t>(p.qkv) % 16 == 0 && reinterpret_cast<uintptr_t>(p.rope_cos) % 16 == 0 &&
@@ -422,12 +454,16 @@ void launch_attention(const AttentionParams& p, cudaStream_t stream) {
     const char* v = std::getenv("LAYA_CUDA_ATTN_EXP2");
     return v == nullptr || v[0] != '0';
   }();
-  if (p.simt)
-    launch_kernel(attention_kernel, grid, kBQ, stream, true, p);
-  else if (p.rope_cos != nullptr && !p.k_rotated)
-    launch_kernel(exp2 ? attention_mma_kernel<true, true> : attention_mma_kernel<true, false>, grid, 128, stream, true, p);
-  else
-    launch_kernel(exp2 ? attention_mma_kernel<false, true> : attention_mma_kernel<false, false>, grid, 128, stream, true, p);
+  if (p.simt) {
+    if (p.query_tile == 64)
+      launch_kernel(attention_kernel<64>, grid, 64, stream, true, p);
+    else
+      launch_kernel(attention_kernel<128>, grid, 128, stream, true, p);
+  } else if (p.query_tile == 64) {
+    launch_mma<4>(p, grid, exp2, stream);
+  } else {
+    launch_mma<8>(p, grid, exp2, stream);
+  }
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

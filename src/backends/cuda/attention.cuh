@@ -30,6 +30,8 @@ struct AttentionParams {
   // With RoPE tables: true = the k part of qkv is already rotated (launch_rope with k_only, once
   // per layer); only q is rotated in the kernel. Bitwise the same result as the fused K rotation.
   bool k_rotated = false;
+  // Queries per tile of the tile table: 64 (default) or 128 (attention_query_tile, bucket.h).
+  int32_t query_tile = 64;
 };
 void launch_attention(const AttentionParams& p, cudaStream_t stream);
 

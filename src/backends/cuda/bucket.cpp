@@ -1,5 +1,7 @@
 #include "backends/cuda/bucket.h"
 
+#include <cstdlib>
+
 #include <bit>
 #include <functional>
 #include <stdexcept>
@@ -43,9 +45,18 @@ Bucket choose_bucket(int32_t t, int32_t r, int32_t k, const BucketLimits& limits
   return b;
 }
 
+int32_t attention_query_tile(const Bucket& b) {
+  static const bool large = [] {
+    const char* v = std::getenv("LAYA_CUDA_ATTN_TILE128");
+    return v != nullptr && v[0] == '1';
+  }();
+  return large && b.tokens > kAttnTileLargeFrom ? kAttnTileLarge : kAttnTile;
+}
+
 int32_t attention_tile_capacity(const Bucket& b) {
-  // Each row of length n needs ceil(n / 64) <= (n + 63) / 64 tiles; summed over all row slots.
-  return (b.tokens + (kAttnTile - 1) * b.row_slots()) / kAttnTile;
+  // Each row of length n needs ceil(n / q) <= (n + q - 1) / q tiles; summed over all row slots.
+  const int32_t q = attention_query_tile(b);
+  return (b.tokens + (q - 1) * b.row_slots()) / q;
 }
 
 std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list) {

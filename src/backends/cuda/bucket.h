@@ -46,8 +46,12 @@ struct BucketLimits {
 // the limits (a batch at the limit runs unpadded).
 Bucket choose_bucket(int32_t t, int32_t r, int32_t k, const BucketLimits& limits);
 
-// Query tiles of the attention kernel (64 queries each): the upper bound on the tile count for any
-// batch that fits the bucket, real rows and tail row together.
+// Queries per attention tile for the bucket: kAttnTile (64), or kAttnTileLarge (128) for buckets
+// over kAttnTileLargeFrom tokens when LAYA_CUDA_ATTN_TILE128=1 (read once per process).
+int32_t attention_query_tile(const Bucket& b);
+
+// Query tiles of the attention kernel (attention_query_tile(b) queries each): the upper bound on
+// the tile count for any batch that fits the bucket, real rows and tail row together.
 int32_t attention_tile_capacity(const Bucket& b);
 
 // Parses a shape list "1x48,4x64" (rows x tokens per row; spaces allowed, empty = none); throws

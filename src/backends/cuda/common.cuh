@@ -26,16 +26,16 @@ inline bool pdl_enabled() {
 }
 
 template <typename... Params, typename... Args>
-void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, bool allow_pdl,
-                   Args&&... args) {
+void launch_kernel_smem(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                        bool allow_pdl, Args&&... args) {
   if (!allow_pdl || !pdl_enabled()) {
-    kernel<<<grid, block, 0, stream>>>(std::forward<Args>(args)...);
+    kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
     return;
   }
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = block;
-  cfg.dynamicSmemBytes = 0;
+  cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -43,6 +43,12 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
+}
+
+template <typename... Params, typename... Args>
+void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, bool allow_pdl,
+                   Args&&... args) {
+  launch_kernel_smem(kernel, grid, block, 0, stream, allow_pdl, std::forward<Args>(args)...);
 }
 
 }  // namespace laya::cuda

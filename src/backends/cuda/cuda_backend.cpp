@@ -378,6 +378,7 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   ap.tile_capacity = static_cast<int32_t>(l.tile_capacity);
   ap.heads = dims_.heads;
   ap.scale = 0.125f;
+  ap.query_tile = attention_query_tile(b);
 
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {

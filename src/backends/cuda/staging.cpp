@@ -70,8 +70,9 @@ StagedCounts pack_inputs(const engine::Batch& batch, const Bucket& bucket, int32
     for (int32_t m = mark_off[s]; m < mark_off[s + 1]; ++m) mark_tok[m] = row_off[s] + batch.markers[static_cast<size_t>(m)];
   }
   int32_t n_tiles = 0;
+  const int32_t qt = attention_query_tile(bucket);
   for (int32_t s = 0; s < slots; ++s) {
-    for (int32_t q = row_off[s]; q < row_off[s + 1]; q += kAttnTile) {
+    for (int32_t q = row_off[s]; q < row_off[s + 1]; q += qt) {
       LAYA_ASSERT(n_tiles < l.tile_capacity, "attention tile table overflow in bucket {}", bucket.to_string());
       tiles[2 * n_tiles] = s;
       tiles[2 * n_tiles + 1] = q;
