@@ -28,7 +28,7 @@ inline bool pdl_enabled() {
 template <typename... Params, typename... Args>
 void launch_kernel_smem(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                         bool allow_pdl, Args&&... args) {
-  if (!allow_pdl || !pdl_enabled()) {
+  if (!allow_pdl || !pdl_enabled() || stream == nullptr) {  // PDL only on the engine's own stream
     kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
     return;
   }
