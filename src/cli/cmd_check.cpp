@@ -8,6 +8,7 @@
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/integrity.h"
+#include "cli/build_info.h"
 #include "cli/command.h"
 #include "model/config_parse.h"
 #include "model/inventory.h"
@@ -83,6 +84,14 @@ int run_check(const CheckArgs& a) {
     fmt::print("integrity: {}\n", rep.verdict);
   }
   for (const auto& w : v.warnings) fmt::print("warning: {}\n", w);
+  // What this binary can run the checkpoint with (backends, CUDA arches and library versions).
+  fmt::print("engine build:\n");
+  const std::string build = build_description();
+  for (std::size_t start = 0, end; start < build.size(); start = end + 1) {
+    end = build.find('\n', start);
+    if (end == std::string::npos) end = build.size();
+    if (end > start) fmt::print("  {}\n", build.substr(start, end - start));
+  }
   if (ok) {
     fmt::print("result: OK\n");
     return 0;
