@@ -1,11 +1,21 @@
 #include "cli/build_info.h"
 
 #include <fmt/format.h>
+#include <openblas_config.h>
+#include <openssl/crypto.h>
+#include <simdjson.h>
 #include <spdlog/version.h>
+#include <utf8proc.h>
+
+#include <boost/version.hpp>
 
 #ifdef LAYA_WITH_CUDA
 #include "backends/cuda/build_info.h"
 #endif
+
+// SIMDJSON_VERSION is a bare pp-number (3.0.1): stringify it.
+#define LAYA_STRINGIFY2(x) #x
+#define LAYA_STRINGIFY(x) LAYA_STRINGIFY2(x)
 
 namespace laya::cli {
 
@@ -17,9 +27,14 @@ std::string build_description() {
 #else
   out += "backends: cpu (fp32)\n";
 #endif
-  out += fmt::format("compiler: {} {}\n", "g++", __VERSION__);
-  out += fmt::format("libraries: fmt {}.{}.{}, spdlog {}.{}.{}\n", FMT_VERSION / 10000, FMT_VERSION / 100 % 100,
-                     FMT_VERSION % 100, SPDLOG_VER_MAJOR, SPDLOG_VER_MINOR, SPDLOG_VER_PATCH);
+  out += fmt::format("compiler: g++ {}\n", __VERSION__);
+  std::string blas = OPENBLAS_VERSION;
+  blas.erase(0, blas.find_first_not_of(' '));
+  blas.erase(blas.find_last_not_of(' ') + 1);
+  out += fmt::format("libraries: {}, {}, Boost {}.{}.{}, simdjson {}, utf8proc {}, fmt {}.{}.{}, spdlog {}.{}.{}\n", blas,
+                     OpenSSL_version(OPENSSL_VERSION), BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000,
+                     BOOST_VERSION % 100, LAYA_STRINGIFY(SIMDJSON_VERSION), utf8proc_version(), FMT_VERSION / 10000,
+                     FMT_VERSION / 100 % 100, FMT_VERSION % 100, SPDLOG_VER_MAJOR, SPDLOG_VER_MINOR, SPDLOG_VER_PATCH);
   return out;
 }
 
