@@ -22,6 +22,7 @@
 #include "api/error_body.h"
 #include "cli/backend_factory.h"
 #include "cli/command.h"
+#include "cli/jsonl.h"
 #include "common/log.h"
 #include "laya/errors.h"
 #include "runtime/model_pipeline.h"
@@ -76,44 +77,25 @@ int run_decide(const DecideArgs& a) {
       if (!n.empty()) dump_names.insert(n);
   }
 
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (!a.input.empty() && a.input != "-") {
-    file.open(a.input, std::ios::binary);
-    LAYA_REQUIRE(file.good(), ErrorKind::not_found, "--input {}: cannot open", a.input);
-    in = &file;
-  }
-  std::string line;
-  int64_t line_no = 0, failed = 0;
-  while (std::getline(*in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    std::string out;
-    try {
-      auto prepared = pipeline.prepare(line);
-      engine::ForwardResult r;
-      if (!a.dump_dir.empty()) {
-        FileDumps sink(fs::path(a.dump_dir) / std::to_string(line_no), dump_names);
-        r = m.backend->forward(prepared->batch(), &sink);
-        sink.finish();
-      } else {
-        r = m.backend->forward(prepared->batch());
-      }
-      out = prepared->render(r.logits, r.act_logits, r.n_act);
-    } catch (const Error& e) {
-      ++failed;
-      spdlog::error("line {}: {}", line_no, e.what());
-      out = api::error_body(e);
-    } catch (const std::exception& e) {
-      ++failed;
-      spdlog::error("line {}: {}", line_no, e.what());
-      out = api::error_body("inference failed");
+  auto decide = [&](const std::string& line, std::size_t lineno) {
+    auto prepared = pipeline.prepare(line);
+    engine::ForwardResult r;
+    if (!a.dump_dir.empty()) {
+      FileDumps sink(fs::path(a.dump_dir) / std::to_string(lineno), dump_names);
+      r = m.backend->forward(prepared->batch(), &sink);
+      sink.finish();
+    } else {
+      r = m.backend->forward(prepared->batch());
     }
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
-  }
+    return prepared->render(r.logits, r.act_logits, r.n_act);
+  };
+  auto error_body = [](const std::exception& e, std::size_t lineno) {
+    spdlog::error("line {}: {}", lineno, e.what());
+    const auto* err = dynamic_cast<const Error*>(&e);
+    return err ? api::error_body(*err) : api::error_body("inference failed");
+  };
+  const std::size_t failed =
+      run_json_lines(a.input, decide, error_body, {.echo_errors = false, .flush_each_line = true});
   if (failed > 0) {
     fmt::print(stderr, "decide: {} of the requests failed\n", failed);
     return 1;

@@ -3,15 +3,13 @@
 //   {"rows":[{"ids":[...],"markers":[...],"qtype":n},...],"usage":{...}}
 // Needs only the checkpoint's configs and tokenizer (no weights are read). A request the official
 // server would reject prints {"error":{"status":N,"detail":"..."}} on its line; exit code 1 at the end.
-#include <fstream>
-#include <iostream>
 #include <memory>
 #include <string>
 
-#include "api/python_json.h"
 #include "api/request.h"
 #include "checkpoint/demo.h"
 #include "cli/command.h"
+#include "cli/jsonl.h"
 #include "laya/errors.h"
 #include "prompt/assets.h"
 #include "prompt/rows.h"
@@ -24,13 +22,6 @@ struct PackArgs {
   int32_t max_len = 0, head_max_len = 0;
 };
 
-std::string error_line(const Error& e) {
-  std::string out = fmt::format("{{\"error\":{{\"status\":{},\"detail\":", http_status(e.kind()));
-  api::append_python_json_string(out, e.what());
-  out += "}}";
-  return out;
-}
-
 Registration reg("pack", "Print the token rows of each request (stdin JSON lines) as JSON", [](CLI::App& sub) -> RunFn {
   auto a = std::make_shared<PackArgs>();
   sub.add_option("--model", a->model, "checkpoint directory (or 'demo')")->required();
@@ -42,47 +33,29 @@ Registration reg("pack", "Print the token rows of each request (stdin JSON lines
     prompt::RowLimits limits = prompt::RowLimits::from(assets.config.agent);
     if (a->max_len > 0) limits.max_len = a->max_len;
     if (a->head_max_len > 0) limits.head_max_len = a->head_max_len;
-    std::ifstream file;
-    if (!a->input.empty()) {
-      file.open(a->input);
-      if (!file) LAYA_FAIL(ErrorKind::io, "cannot read {}", a->input);
-    }
-    std::istream& in = a->input.empty() ? std::cin : file;
-    std::ios::sync_with_stdio(false);
-    std::string line, out;
-    int rc = 0;
-    while (std::getline(in, line)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      try {
-        api::DecisionRequest req = api::parse_request(line);
-        prompt::PackedRequest p = prompt::build_rows(req, *assets.tokenizer, assets.special, limits);
-        out = "{\"rows\":[";
-        const auto& b = p.batch;
-        for (int32_t r = 0; r < b.rows(); ++r) {
-          if (r) out.push_back(',');
-          out += "{\"ids\":[";
-          for (int32_t i = b.row_offsets[r]; i < b.row_offsets[r + 1]; ++i) {
-            if (i != b.row_offsets[r]) out.push_back(',');
-            out += std::to_string(b.token_ids[static_cast<size_t>(i)]);
-          }
-          out += "],\"markers\":[";
-          for (int32_t i = b.marker_offsets[r]; i < b.marker_offsets[r + 1]; ++i) {
-            if (i != b.marker_offsets[r]) out.push_back(',');
-            out += std::to_string(b.markers[static_cast<size_t>(i)]);
-          }
-          out += fmt::format("],\"qtype\":{}}}", b.qtypes[static_cast<size_t>(r)]);
+    auto pack = [&](const std::string& line, size_t) {
+      api::DecisionRequest req = api::parse_request(line);
+      prompt::PackedRequest p = prompt::build_rows(req, *assets.tokenizer, assets.special, limits);
+      std::string out = "{\"rows\":[";
+      const auto& b = p.batch;
+      for (int32_t r = 0; r < b.rows(); ++r) {
+        if (r) out.push_back(',');
+        out += "{\"ids\":[";
+        for (int32_t i = b.row_offsets[r]; i < b.row_offsets[r + 1]; ++i) {
+          if (i != b.row_offsets[r]) out.push_back(',');
+          out += std::to_string(b.token_ids[static_cast<size_t>(i)]);
         }
-        out += "],\"usage\":" + prompt::usage_json(p.usage) + "}";
-      } catch (const Error& e) {
-        out = error_line(e);
-        std::cerr << out << "\n";
-        rc = 1;
+        out += "],\"markers\":[";
+        for (int32_t i = b.marker_offsets[r]; i < b.marker_offsets[r + 1]; ++i) {
+          if (i != b.marker_offsets[r]) out.push_back(',');
+          out += std::to_string(b.markers[static_cast<size_t>(i)]);
+        }
+        out += fmt::format("],\"qtype\":{}}}", b.qtypes[static_cast<size_t>(r)]);
       }
-      out.push_back('\n');
-      std::cout << out;
-    }
-    std::cout.flush();
-    return rc;
+      out += "],\"usage\":" + prompt::usage_json(p.usage) + "}";
+      return out;
+    };
+    return run_json_lines(a->input, pack, [](const std::exception& e, size_t) { return status_error_line(e); }) ? 1 : 0;
   };
 });
 
