@@ -7,7 +7,7 @@
 
 #include "api/json.h"
 #include "api/python_json.h"
-#include "gz_lines.h"
+#include "support/gz_lines.h"
 #include "support/paths.h"
 
 namespace laya::api {

@@ -10,7 +10,7 @@
 #include "api/request.h"
 #include "decode/answers.h"
 #include "prompt/rows.h"
-#include "../api/gz_lines.h"
+#include "support/gz_lines.h"
 #include "support/paths.h"
 #include "tokenizer/special_tokens.h"
 #include "tokenizer/tokenizer.h"

@@ -2,8 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "api/json.h"
@@ -11,6 +9,7 @@
 #include "api/request.h"
 #include "decode/answers.h"
 #include "prompt/rows.h"
+#include "support/golden_meta.h"
 #include "support/paths.h"
 #include "tokenizer/special_tokens.h"
 #include "tokenizer/tokenizer.h"
@@ -20,34 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using api::Json;
-
-Json read_json(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return api::parse_json(ss.str());
-}
-
-model::AgentConfig config_from_meta(const Json& meta) {
-  model::AgentConfig c;
-  c.max_len = static_cast<int32_t>(meta.find("max_len")->as_double());
-  c.head_max_len = static_cast<int32_t>(meta.find("head_max_len")->as_double());
-  for (size_t i = 0; i < 3; ++i) c.temperature[i] = meta.find("temperature")->items()[i].as_double();
-  for (const auto& [k, v] : meta.find("temperature_by_options")->members()) c.temperature_by_options[k] = v.as_double();
-  return c;
-}
-
-tokenizer::SpecialTokens special_from_meta(const Json& meta) {
-  const Json& st = *meta.find("special_tokens");
-  tokenizer::SpecialTokens s;
-  s.mask_token = st.find("mask_token")->as_string();
-  s.cls_id = static_cast<int32_t>(st.find("cls_id")->as_double());
-  s.sep_id = static_cast<int32_t>(st.find("sep_id")->as_double());
-  s.pad_id = static_cast<int32_t>(st.find("pad_id")->as_double());
-  s.mask_id = static_cast<int32_t>(st.find("mask_id")->as_double());
-  s.unk_id = static_cast<int32_t>(st.find("unk_id")->as_double());
-  return s;
-}
+using test::config_from_meta;
+using test::read_json;
+using test::special_from_meta;
 
 void check_set(const std::string& set, const fs::path& tokenizer_json) {
   fs::path dir = test::require_fixtures() / "goldens" / set;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "decode/numerics.h"
-#include "../api/gz_lines.h"
+#include "support/gz_lines.h"
 #include "support/paths.h"
 
 namespace laya::decode {

@@ -3,14 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "api/json.h"
 #include "api/python_json.h"
 #include "api/request.h"
 #include "prompt/rows.h"
+#include "support/golden_meta.h"
 #include "support/paths.h"
 #include "tokenizer/special_tokens.h"
 #include "tokenizer/tokenizer.h"
@@ -20,15 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using api::Json;
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Json read_json(const fs::path& p) { return api::parse_json(read_file(p)); }
+using test::read_json;
+using test::special_from_meta;
 
 std::vector<int32_t> ints(const Json& arr) {
   std::vector<int32_t> v;
@@ -48,18 +40,6 @@ struct Env {
   tokenizer::SpecialTokens special;
   RowLimits limits;
 };
-
-tokenizer::SpecialTokens special_from_meta(const Json& meta) {
-  const Json& st = *meta.find("special_tokens");
-  tokenizer::SpecialTokens s;
-  s.mask_token = st.find("mask_token")->as_string();
-  s.cls_id = static_cast<int32_t>(st.find("cls_id")->as_double());
-  s.sep_id = static_cast<int32_t>(st.find("sep_id")->as_double());
-  s.pad_id = static_cast<int32_t>(st.find("pad_id")->as_double());
-  s.mask_id = static_cast<int32_t>(st.find("mask_id")->as_double());
-  s.unk_id = static_cast<int32_t>(st.find("unk_id")->as_double());
-  return s;
-}
 
 Env modernbert_env(int32_t max_len, int32_t head_max_len) {
   fs::path fx = test::require_fixtures();

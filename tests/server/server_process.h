@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "../support/paths.h"
+#include "support/paths.h"
 #include "http_client.h"
 
 namespace laya::test {

@@ -1,38 +1,15 @@
 // Zero mismatches against Hugging Face tokenizers on the committed seeded corpus
 // (tests/data/tokenizer/corpus-*.jsonl.gz, written by tools/oracle/tokenizer_corpus.py).
-#include <zlib.h>
-
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "support/gz_lines.h"
 #include "test_util.h"
 
 namespace laya::tokenizer::test {
 namespace {
-
-std::vector<std::string> read_gz_lines(const std::filesystem::path& p) {
-  gzFile f = gzopen(p.c_str(), "rb");
-  if (!f) {
-    ADD_FAILURE() << "cannot open " << p;
-    return {};
-  }
-  std::string data;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof buf)) > 0) data.append(buf, std::size_t(n));
-  gzclose(f);
-  std::vector<std::string> lines;
-  std::size_t pos = 0;
-  while (pos < data.size()) {
-    std::size_t e = data.find('\n', pos);
-    if (e == std::string::npos) e = data.size();
-    lines.emplace_back(data.substr(pos, e - pos));
-    pos = e + 1;
-  }
-  return lines;
-}
 
 std::string show(const std::vector<int32_t>& v) {
   std::ostringstream o;
@@ -43,7 +20,7 @@ std::string show(const std::vector<int32_t>& v) {
 }
 
 void check_corpus(const Tokenizer& tok, const std::string& file, std::size_t min_count) {
-  const auto lines = read_gz_lines(laya::test::source_dir() / "tests/data/tokenizer" / file);
+  const auto lines = laya::test::gz_lines(laya::test::source_dir() / "tests/data/tokenizer" / file);
   ASSERT_GT(lines.size(), 1u);
   const auto header = nlohmann::json::parse(lines[0]);
   const std::size_t count = header.at("count").get<std::size_t>();
@@ -74,7 +51,7 @@ void check_corpus(const Tokenizer& tok, const std::string& file, std::size_t min
 // A fixture tokenizer with the variant's patch (top-level keys, "model.<key>") applied, as the
 // oracle script does.
 std::shared_ptr<const Tokenizer> patched(const std::string& file) {
-  const auto lines = read_gz_lines(laya::test::source_dir() / "tests/data/tokenizer" / file);
+  const auto lines = laya::test::gz_lines(laya::test::source_dir() / "tests/data/tokenizer" / file);
   if (lines.empty()) return nullptr;
   const auto header = nlohmann::json::parse(lines[0]);
   std::ifstream in(laya::test::require_fixtures() / header.at("tokenizer").get<std::string>());

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "../support/paths.h"
+#include "support/paths.h"
 #include "tokenizer/tokenizer.h"
 
 namespace laya::tokenizer::test {

@@ -1,6 +1,7 @@
 // Reads a gzip-compressed (or plain) text file of committed golden data as lines.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -9,10 +10,14 @@
 
 namespace laya::test {
 
+// A file that cannot be opened fails the calling test (and yields no lines).
 inline std::vector<std::string> gz_lines(const std::filesystem::path& path) {
   std::vector<std::string> lines;
   gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) return lines;
+  if (f == nullptr) {
+    ADD_FAILURE() << "cannot open " << path;
+    return lines;
+  }
   std::string data;
   char buf[1 << 16];
   int n;
