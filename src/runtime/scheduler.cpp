@@ -123,11 +123,6 @@ size_t Scheduler::queue_depth() const {
   return queue_.size();
 }
 
-std::string Scheduler::last_error() const {
-  std::lock_guard lock(mu_);
-  return last_error_;
-}
-
 engine::BackendInfo Scheduler::backend_info() const {
   std::lock_guard lock(mu_);
   return info_;

@@ -123,7 +123,6 @@ class Scheduler {
   size_t pending() const { return pending_.load(); }  // admitted tickets (preparing + queued)
   int64_t forwards() const { return forwards_.load(); }
   int64_t recoveries() const { return recoveries_.load(); }
-  std::string last_error() const;
   // Info of the current backend (empty fields while none exists). Safe from any thread.
   engine::BackendInfo backend_info() const;
 

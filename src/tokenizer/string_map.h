@@ -59,11 +59,6 @@ class StringIdMap {
     }
   }
   std::size_t size() const noexcept { return size_; }
-  template <class F>
-  void for_each(F&& f) const {
-    for (const Slot& s : slots_)
-      if (s.len != kEmpty) f(std::string_view(arena_.data() + s.off, s.len), s.value);
-  }
 
  private:
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
