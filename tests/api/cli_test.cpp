@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "api/json.h"
@@ -16,13 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // A checkpoint directory without weights: what pack/decode read.
 fs::path make_model_dir(const fs::path& root, const std::string& meta_set) {
   fs::path fx = test::require_fixtures();
@@ -32,7 +24,7 @@ fs::path make_model_dir(const fs::path& root, const std::string& meta_set) {
   fs::copy_file(fx / "tokenizer-modernbert" / "tokenizer.json", dir / "tokenizer" / "tokenizer.json");
   fs::copy_file(fx / "tokenizer-modernbert" / "original" / "tokenizer_config.json", dir / "tokenizer" / "tokenizer_config.json");
   fs::copy_file(fx / "tokenizer-modernbert" / "original" / "config.json", dir / "encoder" / "config.json");
-  Json meta = parse_json(slurp(fx / "goldens" / meta_set / "meta.json"));
+  Json meta = parse_json(test::read_text(fx / "goldens" / meta_set / "meta.json"));
   std::ofstream(dir / "rl_agent_config.json") << python_dumps(*meta.find("config"));
   return dir;
 }
@@ -61,7 +53,7 @@ class Cli : public ::testing::Test {
 
 TEST_F(Cli, PackPrintsTheOfficialEnglishRows) {
   fs::path model = make_model_dir(root_, "english");
-  Json golden = parse_json(slurp(test::require_fixtures() / "goldens" / "english-packing" / "packing-golden.json"));
+  Json golden = parse_json(test::read_text(test::require_fixtures() / "goldens" / "english-packing" / "packing-golden.json"));
   std::ofstream input(root_ / "in.jsonl");
   for (const auto& c : golden.items()) input << python_dumps_compact(*c.find("request")) << "\n";
   input << "{\"state\": null, \"questions\": {}}\n";
@@ -96,7 +88,7 @@ TEST_F(Cli, PackPrintsTheOfficialEnglishRows) {
 
 TEST_F(Cli, DecodeReproducesAGoldenResponse) {
   fs::path model = make_model_dir(root_, "typed-decisions");
-  Json g = parse_json(slurp(test::require_fixtures() / "goldens" / "typed-decisions" / "case_quickstart.json"));
+  Json g = parse_json(test::read_text(test::require_fixtures() / "goldens" / "typed-decisions" / "case_quickstart.json"));
   Json line = Json::make_object();
   Json request = Json::make_object();
   request.set("state", *g.find("state"));

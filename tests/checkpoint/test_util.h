@@ -20,12 +20,7 @@ namespace laya::checkpoint::testing {
 
 namespace fs = std::filesystem;
 
-inline std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+inline std::string read_bytes(const fs::path& p) { return laya::test::read_text(p); }
 
 inline void write_bytes(const fs::path& p, const std::string& s) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);

@@ -11,7 +11,7 @@
 #include <future>
 #include <set>
 
-#include "../support/paths.h"
+#include "support/paths.h"
 #include "http_client.h"
 #include "server_process.h"
 
@@ -223,7 +223,9 @@ TEST(Acceptance, QueueFullIs429AndDeadlineIs504) {
   for (auto& f : fs) {
     auto r = f.get();
     statuses.insert(r.status);
-    if (r.status == 504) EXPECT_EQ(r.body, R"({"detail":"deadline exceeded"})");
+    if (r.status == 504) {
+      EXPECT_EQ(r.body, R"({"detail":"deadline exceeded"})");
+    }
   }
   EXPECT_EQ(statuses, (std::multiset<int>{200, 504, 504}));
   std::this_thread::sleep_for(800ms);

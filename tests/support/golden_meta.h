@@ -5,24 +5,13 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
-#include <string>
 
 #include "api/json.h"
 #include "model/config.h"
+#include "support/paths.h"
 #include "tokenizer/special_tokens.h"
 
 namespace laya::test {
-
-inline std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 inline api::Json read_json(const std::filesystem::path& p) { return api::parse_json(read_text(p)); }
 

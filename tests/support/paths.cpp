@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 namespace laya::test {
@@ -24,6 +27,12 @@ std::filesystem::path require_fixtures() {
 }
 
 std::filesystem::path source_dir() { return LAYA_SOURCE_DIR; }
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 std::filesystem::path make_temp_dir(const char* prefix) {
   std::random_device rd;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace laya::test {
 
@@ -16,6 +17,10 @@ std::filesystem::path source_dir();
 
 // A fresh, empty temporary directory, removed by the caller (or left in /tmp on failure).
 std::filesystem::path make_temp_dir(const char* prefix);
+
+// The whole file as bytes; a file that cannot be opened throws std::runtime_error naming it (so a
+// test comparing two missing files cannot pass).
+std::string read_text(const std::filesystem::path& p);
 
 // The built laya-engine binary (for CLI and server tests).
 std::filesystem::path engine_binary();

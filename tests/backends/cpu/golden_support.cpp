@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 #include "checkpoint/synth.h"
@@ -15,12 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 fs::path data_dir() { return source_dir() / "tests" / "data" / "cpu"; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 }  // namespace
 
 std::vector<std::string> golden_names() {
@@ -34,8 +26,8 @@ std::vector<std::string> golden_names() {
 
 Golden load_golden(const std::string& name) {
   Golden g;
-  g.meta = nlohmann::ordered_json::parse(slurp(data_dir() / (name + ".json")));
-  const std::string bytes = slurp(data_dir() / g.meta.at("tensor_file").get<std::string>());
+  g.meta = nlohmann::ordered_json::parse(read_text(data_dir() / (name + ".json")));
+  const std::string bytes = read_text(data_dir() / g.meta.at("tensor_file").get<std::string>());
   if (bytes.size() % 4 != 0) throw std::runtime_error(name + ": tensor file size is not a multiple of 4");
   g.floats.resize(bytes.size() / 4);
   std::memcpy(g.floats.data(), bytes.data(), bytes.size());  // the test hosts are little-endian

@@ -159,22 +159,30 @@ std::vector<double> naive_attention(const std::vector<float>& qkv, int64_t ld, c
   return out;
 }
 
+// Attention over a packed [tokens, 3·heads·64] q|k|v buffer into [tokens, heads·64], global window.
+AttentionParams packed_qkv_params(const std::vector<float>& qkv, std::vector<float>& out,
+                                  const std::vector<int32_t>& offs, int heads) {
+  const int64_t d = heads * 64;
+  AttentionParams p;
+  p.q = qkv.data();
+  p.k = qkv.data() + d;
+  p.v = qkv.data() + 2 * d;
+  p.ld_q = p.ld_k = p.ld_v = 3 * d;
+  p.out = out.data();
+  p.ld_out = d;
+  p.row_offsets = offs.data();
+  p.rows = static_cast<int32_t>(offs.size() - 1);
+  p.heads = heads;
+  return p;
+}
+
 void check_attention(const std::vector<int32_t>& lens, int heads, int window_half, uint32_t seed) {
   std::vector<int32_t> offs{0};
   for (int32_t l : lens) offs.push_back(offs.back() + l);
   const int64_t d = heads * 64, ld = 3 * d, tokens = offs.back();
   auto qkv = randn(tokens * ld, seed, 1.5f);
   std::vector<float> out(tokens * d, std::nanf(""));  // poisoned: every element must be written
-  AttentionParams p;
-  p.q = qkv.data();
-  p.k = qkv.data() + d;
-  p.v = qkv.data() + 2 * d;
-  p.ld_q = p.ld_k = p.ld_v = ld;
-  p.out = out.data();
-  p.ld_out = d;
-  p.row_offsets = offs.data();
-  p.rows = static_cast<int32_t>(lens.size());
-  p.heads = heads;
+  AttentionParams p = packed_qkv_params(qkv, out, offs, heads);
   p.window_half = window_half;
   p.scale = 0.125f;
   attention(p);
@@ -201,17 +209,7 @@ TEST(CpuOps, AttentionIsIndependentOfOtherRows) {
   packed.insert(packed.end(), other.begin() + 11 * ld, other.end());
   auto run = [&](const std::vector<float>& qkv, std::vector<int32_t> offs) {
     std::vector<float> out(static_cast<size_t>(offs.back() * d));
-    AttentionParams p;
-    p.q = qkv.data();
-    p.k = qkv.data() + d;
-    p.v = qkv.data() + 2 * d;
-    p.ld_q = p.ld_k = p.ld_v = ld;
-    p.out = out.data();
-    p.ld_out = d;
-    p.row_offsets = offs.data();
-    p.rows = static_cast<int32_t>(offs.size() - 1);
-    p.heads = heads;
-    attention(p);
+    attention(packed_qkv_params(qkv, out, offs, heads));
     return out;
   };
   const auto alone = run(row, {0, len});
