@@ -19,12 +19,18 @@ struct FakeBackendControl {
   std::atomic<int> max_rows_seen{0};
   std::atomic<int> fail_creations{0};  // the next N factory calls throw
   std::atomic<int> delay_ms{0};
+  // While `hold` is set, forward() waits after counting itself in `entered`: a test can keep the
+  // executor busy for exactly as long as it needs to queue requests (no sleeps to race against).
+  std::atomic<bool> hold{false};
+  std::atomic<int> entered{0};
 };
 
 class FakeBackend : public engine::Backend {
  public:
   explicit FakeBackend(std::shared_ptr<FakeBackendControl> c) : c_(std::move(c)) {}
   engine::ForwardResult forward(const engine::Batch& b, engine::DumpSink*) override {
+    c_->entered++;
+    while (c_->hold.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (int d = c_->delay_ms.load(); d > 0) std::this_thread::sleep_for(std::chrono::milliseconds(d));
     c_->forwards++;
     int prev = c_->max_rows_seen.load();

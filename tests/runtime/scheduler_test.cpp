@@ -45,6 +45,12 @@ std::future<Outcome> submit(Scheduler& s, std::shared_ptr<engine::Batch> b,
   return f;
 }
 
+// Blocks until `n` forwards have started (bounded: 10 s, then the test fails).
+void wait_until_entered(const FakeBackendControl& c, int n) {
+  for (int i = 0; i < 10000 && c.entered.load() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_GE(c.entered.load(), n) << "the backend never started a forward";
+}
+
 void expect_own_slice(const Outcome& o, int rows, int len, int base) {
   ASSERT_EQ(o.status, Outcome::Status::ok);
   ASSERT_EQ(o.logits.size(), static_cast<size_t>(rows * 2));
@@ -69,15 +75,17 @@ TEST(Scheduler, SingleRequestGetsItsOutputs) {
 
 TEST(Scheduler, BatchesQueuedRequestsAndSplitsOutputsBack) {
   auto c = std::make_shared<FakeBackendControl>();
-  c->delay_ms = 100;  // the first forward holds the executor while the others queue up
   SchedulerOptions opt;
   opt.max_batch_rows = 64;
   Scheduler s(fake_factory(c), opt);
   s.start();
+  c->hold = true;  // the first forward holds the executor while the others queue up
   std::vector<std::future<Outcome>> fs;
   fs.push_back(submit(s, make_batch(1, 4, 0)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wait_until_entered(*c, 1);
   for (int i = 1; i <= 8; ++i) fs.push_back(submit(s, make_batch(1 + i % 3, 3 + i, 1000 * i)));
+  EXPECT_EQ(s.queue_depth(), 8u);
+  c->hold = false;
   expect_own_slice(fs[0].get(), 1, 4, 0);
   int batched = 0;
   for (int i = 1; i <= 8; ++i) {
@@ -92,15 +100,16 @@ TEST(Scheduler, BatchesQueuedRequestsAndSplitsOutputsBack) {
 
 TEST(Scheduler, RespectsRowBudget) {
   auto c = std::make_shared<FakeBackendControl>();
-  c->delay_ms = 50;
   SchedulerOptions opt;
   opt.max_batch_rows = 4;
   Scheduler s(fake_factory(c), opt);
   s.start();
+  c->hold = true;
   std::vector<std::future<Outcome>> fs;
   fs.push_back(submit(s, make_batch(1, 4, 0)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  wait_until_entered(*c, 1);
   for (int i = 0; i < 6; ++i) fs.push_back(submit(s, make_batch(2, 4, 100 * i)));
+  c->hold = false;
   for (auto& f : fs) EXPECT_EQ(f.get().status, Outcome::Status::ok);
   EXPECT_LE(c->max_rows_seen.load(), 4);
   EXPECT_EQ(c->forwards.load(), 4);  // 1 + 3 batches of two 2-row requests
@@ -138,15 +147,18 @@ TEST(Scheduler, QueueFullIsOverloaded) {
 
 TEST(Scheduler, ExpiredAndCancelledJobsNeverReachTheModel) {
   auto c = std::make_shared<FakeBackendControl>();
-  c->delay_ms = 80;
   Scheduler s(fake_factory(c), {});
   s.start();
+  c->hold = true;
   auto first = submit(s, make_batch(1, 3, 0));
-  std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  auto expired = submit(s, make_batch(1, 3, 0), Clock::now() + std::chrono::milliseconds(20));
+  wait_until_entered(*c, 1);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(1);
+  auto expired = submit(s, make_batch(1, 3, 0), deadline);
   auto flag = std::make_shared<std::atomic<bool>>(false);
   auto gone = submit(s, make_batch(1, 3, 0), Clock::time_point::max(), flag);
   flag->store(true);
+  std::this_thread::sleep_until(deadline + std::chrono::milliseconds(5));  // expired while queued
+  c->hold = false;
   EXPECT_EQ(first.get().status, Outcome::Status::ok);
   EXPECT_EQ(expired.get().status, Outcome::Status::deadline);
   EXPECT_EQ(gone.get().status, Outcome::Status::cancelled);
