@@ -1,5 +1,5 @@
 // The official laya 0.3.20 sequence builder and decoder on ~600 generated requests
-// (tests/data/api/oracle_cases.jsonl, written by tools/oracle/rows_decode_oracle.py): rows (length,
+// (tests/data/api/oracle_cases{,_multilingual}.jsonl.gz, written by tools/oracle/rows_decode_oracle.py): rows (length,
 // markers, qtype, FNV-1a of the ids) and the exact response bytes; error cases with the official
 // status and detail (or, for documented divergences, our stricter status).
 #include <gtest/gtest.h>
