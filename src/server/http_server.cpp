@@ -15,6 +15,7 @@
 #include <random>
 #include <thread>
 
+#include "api/error_body.h"
 #include "laya/errors.h"
 #include "server/json_array.h"
 
@@ -50,11 +51,6 @@ bool is_json_content_type(std::string_view ct) {
     if (std::tolower(static_cast<unsigned char>(ct[i])) != kJson[i]) return false;
   }
   return true;
-}
-
-std::string detail_body(std::string_view message) {
-  nlohmann::json j = {{"detail", std::string(message)}};
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {
@@ -460,7 +456,7 @@ class Session : public std::enable_shared_from_this<Session> {
       // Never leak internal text to clients: upstream always says "inference failed".
       message = "inference failed";
     }
-    auto body = detail_body(message);
+    auto body = api::error_body(message);
     if (status == 429 || status == 503) retry_after_ = true;
     reply_json(status, std::move(body));
   }
@@ -473,13 +469,13 @@ class Session : public std::enable_shared_from_this<Session> {
     force_close_ = true;
     const bool decision = ctx_->route == "/v1/systemone" || ctx_->route == "/v1/systemone/batch";
     if (decision) return reply_error(status, message);
-    write(make_response(status, detail_body(message)));
+    write(make_response(status, api::error_body(message)));
   }
 
   void reply_simple(int status, std::string_view message, bool close_after) {
     force_close_ = close_after;
     keep_alive_ = false;
-    write(make_response(status, detail_body(message)));
+    write(make_response(status, api::error_body(message)));
   }
 
   void finish_request() {

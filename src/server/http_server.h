@@ -79,7 +79,5 @@ class HttpServer {
 bool bearer_matches(std::string_view header, std::string_view api_key);
 // Is this Content-Type JSON ("application/json", any case, parameters after ';' ignored)?
 bool is_json_content_type(std::string_view content_type);
-// {"detail": message} exactly as FastAPI renders it (compact, UTF-8 kept).
-std::string detail_body(std::string_view message);
 
 }  // namespace laya::server
