@@ -4,7 +4,9 @@
 #   2. builds the CUDA backend with nvcc (sm_90a + sm_80) when nvcc exists, runs its host-side tests
 #      and checks that the GPU tests start and skip loudly without a GPU (they run for real on a GPU
 #      machine: scripts/gpu/run_gpu_suite.sh)
-#   3. release build + every CPU test (ctest), last, so its summary closes the output
+#   3. the parsers, tokenizer, checkpoint reader, request/row/answer code, runtime and CPU ops under
+#      AddressSanitizer + UBSan (dev preset): hostile input must never corrupt memory
+#   4. release build + every CPU test (ctest), last, so its summary closes the output
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -26,6 +28,15 @@ if command -v nvcc >/dev/null || [ -n "${CUDACXX:-}" ]; then
 else
   echo "WARNING: nvcc not found: the CUDA backend was NOT built" >&2
 fi
+
+sanitized=(model/test_model checkpoint/test_checkpoint tokenizer/test_tokenizer api/test_api prompt/test_prompt
+           decode/test_decode engine/test_engine runtime/test_runtime backends/cpu/test_cpu_ops)
+cmake --preset dev
+cmake --build --preset dev -j "$jobs" --target "${sanitized[@]##*/}"
+for t in "${sanitized[@]}"; do
+  echo "ASan+UBSan: $t"
+  "build/dev/tests/$t" --gtest_brief=1
+done
 
 cmake --preset release
 cmake --build --preset release -j "$jobs"
