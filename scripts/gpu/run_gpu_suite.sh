@@ -50,24 +50,7 @@ if has profile; then
       $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 0 --iters 1 \
       > /tmp/ncu_$shp.csv 2>>"$OUT/summary.txt"
     log "ncu $shp rc=$?"
-    python3 - /tmp/ncu_$shp.csv $shp <<'PY' | tee -a "$OUT/profile.txt"
-import csv, sys, collections, re
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 5]
-at = next(i for i, r in enumerate(rows) if "Kernel Name" in r)  # bench's own JSON lines come first
-hdr = rows[at]; rows = rows[at + 1:]
-ki, vi = hdr.index("Kernel Name"), hdr.index("Metric Value")
-ui = hdr.index("Metric Unit") if "Metric Unit" in hdr else None
-tot = collections.Counter(); cnt = collections.Counter()
-for r in rows:
-    try: v = float(r[vi].replace(",", ""))
-    except ValueError: continue
-    unit = r[ui] if ui is not None else "ns"
-    v = v / 1000.0 if unit in ("ns", "nsecond") else (v if unit in ("us", "usecond") else v * 1000.0)
-    name = re.sub(r"\(.*", "", r[ki])[:70]
-    tot[name] += v; cnt[name] += 1
-print("profile %s: %d kernels, %.1f us total" % (sys.argv[2], sum(cnt.values()), sum(tot.values())))
-for n, v in tot.most_common(14): print("  %9.1f us %4d x  %s" % (v, cnt[n], n))
-PY
+    python3 scripts/gpu/ncu_summary.py /tmp/ncu_$shp.csv $shp 14 | tee -a "$OUT/profile.txt"
   done
 fi
 
