@@ -1,32 +1,35 @@
 #!/usr/bin/env bash
-# One-shot GPU suite for a change to the CUDA engine, run ON the GPU machine from the repository
+# One-shot A/B GPU suite for a change to the CUDA engine, run ON the GPU machine from the repository
 # root with the bundle carried (`LAYA_BASELINE_BIN=<dir of the previous build> scripts/gpu/bundle.sh`,
-# then the device tool's `run` with carry [".gpu"]). In order of importance, so a timeout loses the
-# least useful part:
-#   1. tests: test_cuda_host, test_gpu (kernels, tiny-checkpoint parity, determinism, cache
-#      policies) of the new build; again with the GEMM split-K experiment, the expf softmax, 128-query tiles and PDL;
-#   2. A/B bench on the english synthetic checkpoint: baseline (laya-engine-base) and new, graph
-#      mode, interleaved, two rounds; new eager once; new graph with LAYA_CUDA_GEMM_NO_SPLITK_M=64
-#      and with LAYA_CUDA_PDL=1 (experiments, off by default; their tests run in step 1 too), and
-#      with LAYA_CUDA_ATTN_EXP2=0 (the expf softmax: isolates the exp2 change, tested in step 1), and
-#      with LAYA_CUDA_ATTN_TILE128=1 (128-query tiles over 256 tokens; off by default, tested in step 1);
-#   3. accuracy noise floor: the official laya package on 30 english requests in bf16 autocast
-#      (stock) and in fp32 (autocast off, TF32 off); official-bf16 vs official-fp32 printed by the
-#      script, ours vs each of them by test_gpu's ParityWithOfficialCudaPath;
-#   4. ours vs the CPU fp32 engine on 30 full-size english requests (every intermediate);
-#   5. ncu kernel profile at 1x48 and 16x512 (new build).
+# then the device tool's `run` with carry [".gpu"]). Phases, in order of importance so a timeout
+# loses the least useful part:
+#   tests    test_cuda_host, test_gpu (kernels, tiny-checkpoint parity, determinism, cache policies)
+#            of the new build, then test_gpu again under each experiment variant;
+#   bench    english synthetic checkpoint, graph mode: baseline (laya-engine-base) and new,
+#            interleaved, LAYA_BENCH_ROUNDS rounds; new eager once; new graph once per variant;
+#   noise    the official laya package on 30 english requests in bf16 autocast (stock) and fp32;
+#            ours vs each through test_gpu's ParityWithOfficialCudaPath;
+#   parity   ours vs the CPU fp32 engine on 30 full-size english requests (every intermediate);
+#   profile  ncu kernel summary of the new build at LAYA_PROFILE_SHAPES.
 # Results under $OUT: summary.txt (everything that matters), tests.log, bench.jsonl, noise.log,
 # parity.log, profile.txt, gpu.txt.
 #
-# usage: scripts/gpu/run_ab_suite.sh   Env: LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30),
-#        LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (80), LAYA_SKIP_PROFILE=1.
+# usage: scripts/gpu/run_ab_suite.sh [PHASES]   (comma list; default tests,bench,noise,parity,profile)
+# Env: LAYA_AB_VARIANTS   space-separated NAME:VAR=VALUE experiment switches of the new build, e.g.
+#                         "noskinny:LAYA_CUDA_SKINNY_MAX_M=0 skinny256:LAYA_CUDA_SKINNY_MAX_M=256";
+#      LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30), LAYA_BENCH_ROUNDS (2), LAYA_PROFILE_SHAPES
+#      ("16x512 1x48"), LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (80).
 set -u
 OUT=${OUT:-/tmp/laya-gpu-out}
 mkdir -p "$OUT"
 R=.gpu/run.sh
 X=${LAYA_GPU_UNPACK:-/tmp/laya-gpu}
+PH=${1:-tests,bench,noise,parity,profile}
 SHAPES=${LAYA_BENCH_SHAPES:-1x48,4x64,1x464,1x512,4x464,16x512}
 IT=${LAYA_BENCH_ITERS:-30}
+ROUNDS=${LAYA_BENCH_ROUNDS:-2}
+VARIANTS=${LAYA_AB_VARIANTS:-}
+has() { [[ ",$PH," == *",$1,"* ]]; }
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
 export PYTHONUNBUFFERED=1
 S="$OUT/summary.txt"
@@ -40,59 +43,53 @@ EN=/tmp/ck-english
 log "synth english done"
 
 # 1. tests
-$R test_cuda_host > "$OUT/tests.log" 2>&1; log "test_cuda_host rc=$?"
-$R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1; NEW_RC=$?; log "test_gpu rc=$NEW_RC"
-grep -E "^\[  (PASSED|FAILED|SKIPPED) |^parity|worst|requests|Failure|Expected|Which is" "$OUT/tests.log" | head -40 | tee -a "$S"
-LAYA_CUDA_GEMM_NO_SPLITK_M=64 $R test_gpu --gtest_filter=-*Extra*:*Official* > /tmp/tests_nosplit.log 2>&1
-log "test_gpu with LAYA_CUDA_GEMM_NO_SPLITK_M=64 rc=$?"
-grep -E "^\[  (PASSED|FAILED) " /tmp/tests_nosplit.log | tee -a "$S"
-LAYA_CUDA_ATTN_EXP2=0 $R test_gpu --gtest_filter=-*Extra*:*Official* > /tmp/tests_expf.log 2>&1
-log "test_gpu with LAYA_CUDA_ATTN_EXP2=0 rc=$?"
-grep -E "^\[  (PASSED|FAILED) " /tmp/tests_expf.log | tee -a "$S"
-LAYA_CUDA_ATTN_TILE128=1 $R test_cuda_host > /tmp/tests_t128.log 2>&1
-LAYA_CUDA_ATTN_TILE128=1 $R test_gpu --gtest_filter=-*Extra*:*Official* >> /tmp/tests_t128.log 2>&1
-log "test_cuda_host + test_gpu with LAYA_CUDA_ATTN_TILE128=1 rc=$?"
-grep -E "^\[  (PASSED|FAILED) " /tmp/tests_t128.log | tee -a "$S"
-LAYA_CUDA_PDL=1 $R test_gpu --gtest_filter=-*Extra*:*Official* > /tmp/tests_pdl.log 2>&1
-log "test_gpu with LAYA_CUDA_PDL=1 rc=$?"
-grep -E "^\[  (PASSED|FAILED) " /tmp/tests_pdl.log | tee -a "$S"
-LAYA_CUDA_GEMM_LOG=1 $R laya-engine bench --model $EN --backend cuda --execution graph --shapes 1x48 --warmup 1 --iters 1 2>&1 >/dev/null | grep "gemm plan" | sort -u | head -12 | tee -a "$S"
-LAYA_CUDA_GEMM_LOG=1 LAYA_CUDA_GEMM_NO_SPLITK_M=64 $R laya-engine bench --model $EN --backend cuda --execution graph --shapes 1x48 --warmup 1 --iters 1 2>&1 >/dev/null | grep "gemm plan" | sort -u | head -12 | tee -a "$S"
+NEW_RC=0
+if has tests; then
+  $R test_cuda_host > "$OUT/tests.log" 2>&1; log "test_cuda_host rc=$?"
+  $R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1; NEW_RC=$?; log "test_gpu rc=$NEW_RC"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^parity|^skinny|worst|requests|Failure|Expected|Which is|nRMS" "$OUT/tests.log" | head -60 | tee -a "$S"
+  for v in $VARIANTS; do
+    echo "-- variant $v" >> "$OUT/tests.log"
+    env "${v#*:}" $R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1
+    log "test_gpu with ${v#*:} rc=$?"
+    sed -n '/^-- variant '"${v%%:*}"':/,$p' "$OUT/tests.log" | grep -E "^\[  (PASSED|FAILED) |Failure" | head -10 | tee -a "$S"
+  done
+  LAYA_CUDA_GEMM_LOG=1 $R laya-engine bench --model $EN --backend cuda --execution graph --shapes 1x48 --warmup 1 --iters 1 2>&1 >/dev/null | grep -E "gemm plan|skinny" | sort -u | head -12 | tee -a "$S"
+fi
 
 # 2. A/B bench
 B=$OUT/bench.jsonl
-bench() {  # impl-name env... -- program execution
+bench() {  # impl-name program execution [VAR=VALUE...]
   local name=$1 prog=$2 ex=$3; shift 3
   env "$@" $R "$prog" bench --model $EN --backend cuda --execution "$ex" --shapes "$SHAPES" --warmup 20 --iters "$IT" --json \
     2>>/tmp/bench_err.log | sed "s/^{/{\"round\":$round,\"impl\":\"$name\",/" >> "$B"
   log "bench $name round $round rc=$?"
 }
-for round in 1 2; do
-  bench base-graph laya-engine-base graph
-  bench new-graph laya-engine graph
-done
-round=1
-bench new-eager laya-engine eager
-bench new-graph-nosplitk laya-engine graph LAYA_CUDA_GEMM_NO_SPLITK_M=64
-bench new-graph-pdl laya-engine graph LAYA_CUDA_PDL=1
-bench new-graph-expf laya-engine graph LAYA_CUDA_ATTN_EXP2=0
-bench new-graph-tile128 laya-engine graph LAYA_CUDA_ATTN_TILE128=1
-grep -v " warning " /tmp/bench_err.log | head -20 | tee -a "$S"
-python3 - "$B" <<'PY' | tee -a "$S"
+if has bench; then
+  for round in $(seq 1 "$ROUNDS"); do
+    [ -x "$X/bin/laya-engine-base" ] && bench base-graph laya-engine-base graph
+    bench new-graph laya-engine graph
+  done
+  round=1
+  bench new-eager laya-engine eager
+  for v in $VARIANTS; do bench "new-graph-${v%%:*}" laya-engine graph "${v#*:}"; done
+  grep -v " warning " /tmp/bench_err.log | head -20 | tee -a "$S"
+  python3 - "$B" $(for v in $VARIANTS; do echo "new-graph-${v%%:*}"; done) <<'PY' | tee -a "$S"
 import json, sys, collections
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+impls = ["base-graph", "new-graph", "new-eager"] + sys.argv[2:]
 by = collections.defaultdict(list)
 for r in rows:
     if "shape" in r and "p50_ms" in r:
         by[(r.get("impl", "?"), r["shape"])].append(r)
 shapes = sorted({s for _, s in by}, key=lambda s: [int(x) for x in s.split("x")])
-print("%-8s %-19s %9s %9s %9s  (mean of rounds; host wall, device = CUDA events)" % ("shape", "impl", "p50 ms", "p95 ms", "dev p50"))
+print("%-8s %-24s %9s %9s %9s  (mean of rounds; host wall, device = CUDA events)" % ("shape", "impl", "p50 ms", "p95 ms", "dev p50"))
 for s in shapes:
-    for impl in ("base-graph", "new-graph", "new-eager", "new-graph-nosplitk", "new-graph-pdl", "new-graph-expf", "new-graph-tile128"):
+    for impl in impls:
         rs = by.get((impl, s), [])
         if not rs: continue
         m = lambda k: sum(r.get(k, float("nan")) for r in rs) / len(rs)
-        print("%-8s %-19s %9.3f %9.3f %9.3f  rounds p50: %s" % (s, impl, m("p50_ms"), m("p95_ms"), m("device_p50_ms"), ", ".join("%.3f" % r["p50_ms"] for r in rs)))
+        print("%-8s %-24s %9.3f %9.3f %9.3f  rounds p50: %s" % (s, impl, m("p50_ms"), m("p95_ms"), m("device_p50_ms"), ", ".join("%.3f" % r["p50_ms"] for r in rs)))
     a, b = by.get(("base-graph", s)), by.get(("new-graph", s))
     if a and b:
         ma = sum(r["p50_ms"] for r in a) / len(a); mb = sum(r["p50_ms"] for r in b) / len(b)
@@ -100,8 +97,10 @@ for s in shapes:
 for r in rows:
     if "device_memory_mb" in r: print("device memory in use by the engine: %.0f MB (%s)" % (r["device_memory_mb"], r.get("impl")))
 PY
+fi
 
 # 3. noise floor
+if has noise; then
 if [ ! -d /tmp/laya-site ]; then
   python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/noise.log" 2>&1
 fi
@@ -117,17 +116,20 @@ for ref in bf16 fp32; do
   log "ours vs official $ref rc=$? (the test's bound is max |dp| <= 0.02)"
   grep -E "official parity" "$OUT/noise.log" | tail -1 | tee -a "$S"
 done
+fi
 
 # 4. ours vs CPU fp32, full-size english
+if has parity; then
 LAYA_GPU_PARITY_DIRS=$EN LAYA_GPU_PARITY_REQUESTS=30 LAYA_GPU_PARITY_MAX_TOKENS=${LAYA_PARITY_MAX_TOKENS:-1024} \
   timeout ${LAYA_PARITY_TIMEOUT:-80} $R $TG --gtest_filter=*Extra* > "$OUT/parity.log" 2>&1
 log "full-size parity vs CPU fp32 ($TG) rc=$?"
 grep -E "^\[  (PASSED|FAILED) |parity|worst|requests|nRMS" "$OUT/parity.log" | head -30 | tee -a "$S"
+fi
 
 # 5. profile
-if [ -z "${LAYA_SKIP_PROFILE:-}" ]; then
+if has profile; then
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
-  for shp in 16x512 1x48; do
+  for shp in ${LAYA_PROFILE_SHAPES:-16x512 1x48}; do
     timeout 40 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
       $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 0 --iters 1 \
       > /tmp/ncu_$shp.csv 2>/dev/null

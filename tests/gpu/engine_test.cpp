@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/skinny_gemm.cuh"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/synth.h"
 #include "gpu_support.h"
@@ -240,6 +242,42 @@ TEST(CudaEngine, BitwiseIdenticalAcrossModesShapesAndOrder) {
   // the same request with a dump sink (eager, synchronised per stage) gives the same outputs
   MapSink sink;
   expect_same(ea, graph->forward(A, &sink), "dump path");
+}
+
+// Small buckets run their GEMMs through the skinny kernel (sm_90): the engine with it (default, up
+// to 64 rows; and widened to 256 rows, which takes the multi-tile path) must match the CPU engine
+// and the cuBLASLt-only engine on small requests.
+TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
+  LAYA_REQUIRE_GPU();
+  if (!skinny_gemm_available()) GTEST_SKIP() << "skinny GEMM needs compute capability 9.0: test not run";
+  auto with_env = [](const char* value) {
+    setenv("LAYA_CUDA_SKINNY_MAX_M", value, 1);
+    auto e = make_cuda_engine(tiny(), cuda_options("graph"));
+    unsetenv("LAYA_CUDA_SKINNY_MAX_M");
+    return e;
+  };
+  auto cublas = with_env("0"), skinny = with_env("64"), wide = with_env("256");
+  engine::BackendOptions co;
+  co.backend = "cpu";
+  auto cpu = cpu::make_cpu_backend(tiny(), co);
+  ParityStats st;
+  const std::vector<std::tuple<int32_t, int32_t, int32_t>> shapes = {{1, 1, 1}, {1, 48, 48}, {4, 10, 16},
+                                                                      {2, 30, 32}, {3, 40, 60}, {5, 30, 50}};
+  uint32_t seed = 40;
+  for (auto [rows, lo, hi] : shapes) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
+    compare_request(*skinny, *cpu, b, st, "skinny " + what);
+    compare_request(*wide, *cpu, b, st, "wide skinny " + what);
+    const auto on = skinny->forward(b), off = cublas->forward(b);
+    const auto d = test::compare(on.logits, off.logits);
+    EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": skinny vs cuBLASLt logits nRMS " << d.nrms;
+    const auto pon = test::row_probabilities(b, on.logits), poff = test::row_probabilities(b, off.logits);
+    for (size_t i = 0; i < pon.size(); ++i) EXPECT_NEAR(pon[i], poff[i], 0.02) << what;
+    expect_same(on, skinny->forward(b), "skinny replay");
+  }
+  std::printf("skinny parity (tiny):\n%s", report(st).c_str());
+  EXPECT_TRUE(st.all_ok);
 }
 
 TEST(CudaEngine, CacheEvictsByCountKeepingSurvivors) {

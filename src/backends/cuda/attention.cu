@@ -6,6 +6,7 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/mma.cuh"
 
 namespace laya::cuda {
 
@@ -118,17 +119,12 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams p) {
 // FlashAttention does. Same tile table, masking and zero-key semantics as the SIMT kernel above.
 constexpr int kStride = 72;  // padded smem row (bf16): conflict-free fragment loads
 
-__device__ __forceinline__ void mma_bf16(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
-  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<uint32_t*>(&v);
-}
+using dev::cp_async16;
+using dev::cp_async_commit;
+using dev::cp_async_wait;
+using dev::ldmatrix_x4_trans;
+using dev::mma_bf16;
+using dev::pack_bf16;
 
 // Loads dims [c*8, c*8+8) and [32+c*8, 32+c*8+8) of one q or k row (c < 4) into smem row `dst`,
 // rotated when cos != nullptr exactly like rope_kernel: bf16(x1*c - x2*s), bf16(x2*c + x1*s).
@@ -156,25 +152,6 @@ __device__ __forceinline__ void load_pair(__nv_bfloat16* dst, const __nv_bfloat1
   }
   *reinterpret_cast<uint4*>(dst + c * 8) = lo;
   *reinterpret_cast<uint4*>(dst + 32 + c * 8) = hi;
-}
-
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool valid) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const int bytes = valid ? 16 : 0;  // 0: the 16 bytes are zero-filled, nothing is read
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-// Four 8x8 bf16 matrices, transposed: from V stored [key][dim], the B fragments of P.V.
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* smem) {
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(a)
-               : "memory");
 }
 
 // kRopeK: K is rotated while it is loaded (through registers; small batches, where each K tile is

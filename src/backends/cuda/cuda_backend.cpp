@@ -18,6 +18,8 @@
 #include "backends/cuda/heads.cuh"
 #include "backends/cuda/norm.cuh"
 #include "backends/cuda/rope.cuh"
+#include "backends/cuda/skinny_gemm.cuh"
+#include "backends/cuda/skinny_plan.h"
 #include "backends/cuda/staging.h"
 #include "backends/cuda/weights.h"
 
@@ -121,6 +123,8 @@ class CudaBackendImpl final : public CudaEngine {
   bool capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec);
   void release() noexcept;
   void warm(const std::string& shapes);
+  void linear(const GemmArgs& g, cudaStream_t s);
+  void up_geglu(const __nv_bfloat16* in, const __nv_bfloat16* w, int32_t tokens, cudaStream_t s);
 
   std::string device_name_;
   int device_ = 0;
@@ -132,6 +136,7 @@ class CudaBackendImpl final : public CudaEngine {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   std::unique_ptr<Gemm> gemm_;
+  int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -259,6 +264,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace);
+    skinny_max_m_ = skinny_gemm_available() ? skinny_max_m_from_env() : 0;
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -268,9 +274,12 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   // footprint is small and shares the workspace, so its budget cost is a fixed estimate.
   const int64_t nodes = 12 + 10 * static_cast<int64_t>(w_.layers.size()) + 8 * static_cast<int64_t>(w_.head.size());
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
-  spdlog::info("cuda: {} ready: weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution",
-               device_name_, w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
-               limits_.max_markers, options.execution);
+  spdlog::info(
+      "cuda: {} ready: weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
+      "skinny GEMM {}",
+      device_name_, w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows, limits_.max_markers,
+      options.execution,
+      skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off (cuBLASLt for every GEMM)"));
   try {
     warm(options.warmup_shapes);
   } catch (...) {
@@ -342,6 +351,27 @@ void CudaBackendImpl::check_usable() const {
   LAYA_REQUIRE(!failed_, ErrorKind::unavailable, "CUDA engine failed earlier and cannot run: {}", failure_);
 }
 
+// The token count of the bucket decides the path, so every execution mode of a bucket runs the
+// same kernels (bitwise-identical results).
+void CudaBackendImpl::linear(const GemmArgs& g, cudaStream_t s) {
+  if (g.m <= skinny_max_m_) {
+    launch_skinny_gemm({g.in, g.w, g.bias, g.out, g.m, g.n, g.k, g.relu, false}, s);
+  } else {
+    gemm_->run(g, s);
+  }
+}
+
+// ws_.g = GeGLU(in . Wi^T): one skinny kernel for small buckets, else the cuBLASLt GEMM into
+// ws_.up and geglu_kernel.
+void CudaBackendImpl::up_geglu(const __nv_bfloat16* in, const __nv_bfloat16* w, int32_t tokens, cudaStream_t s) {
+  if (tokens <= skinny_max_m_) {
+    launch_skinny_gemm({in, w, nullptr, ws_.g, tokens, dims_.inter, dims_.d, false, true}, s);
+  } else {
+    gemm_->run({in, w, nullptr, ws_.up, tokens, 2 * dims_.inter, dims_.d, false}, s);
+    launch_geglu({ws_.up, ws_.g, tokens, dims_.inter}, s);
+  }
+}
+
 void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
   const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
   cudaStream_t s = stream_;
@@ -383,7 +413,7 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
-    gemm_->run({ws_.y, lw.wqkv, nullptr, ws_.qkv, T, 3 * d, d, false}, s);
+    linear({ws_.y, lw.wqkv, nullptr, ws_.qkv, T, 3 * d, d, false}, s);
     // RoPE: q is rotated inside the attention kernel's loads. k too for small buckets (each K tile
     // is read by one query tile there: fusing saves a launch); from kRotateKOnceTokens tokens a K
     // tile may be read by several query tiles, so k is rotated once, in place, by one vectorised
@@ -407,7 +437,7 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
       launch_rope(rp, s);
     }
     launch_attention(ap, s);
-    gemm_->run({ws_.att, lw.wo, nullptr, ws_.proj, T, d, d, false}, s);
+    linear({ws_.att, lw.wo, nullptr, ws_.proj, T, d, d, false}, s);
     AddLnParams a;
     a.x = ws_.x;
     a.add = ws_.proj;
@@ -417,9 +447,8 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
     a.d = d;
     a.eps = dims_.eps;
     launch_add_ln(a, s);
-    gemm_->run({ws_.y, lw.wi, nullptr, ws_.up, T, 2 * dims_.inter, d, false}, s);
-    launch_geglu({ws_.up, ws_.g, T, dims_.inter}, s);
-    gemm_->run({ws_.g, lw.mlp_wo, nullptr, ws_.proj, T, d, dims_.inter, false}, s);
+    up_geglu(ws_.y, lw.wi, T, s);
+    linear({ws_.g, lw.mlp_wo, nullptr, ws_.proj, T, d, dims_.inter, false}, s);
     AddLnParams a2;
     a2.x = ws_.x;
     a2.add = ws_.proj;
@@ -453,12 +482,12 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   launch_type_ln(tp, s);
   for (int32_t li = 0; li < H; ++li) {
     const auto& hw = w_.head[static_cast<size_t>(li)];
-    gemm_->run({ws_.y, hw.in_w, hw.in_b, ws_.qkv, T, 3 * d, d, false}, s);
+    linear({ws_.y, hw.in_w, hw.in_b, ws_.qkv, T, 3 * d, d, false}, s);
     ap.rope_cos = ap.rope_sin = nullptr;  // no positions in the decision layers
     ap.k_rotated = false;
     ap.window = -1;
     launch_attention(ap, s);
-    gemm_->run({ws_.att, hw.out_w, hw.out_b, ws_.proj, T, d, d, false}, s);
+    linear({ws_.att, hw.out_w, hw.out_b, ws_.proj, T, d, d, false}, s);
     AddLnParams a;
     a.x = ws_.h;
     a.add = ws_.proj;
@@ -469,8 +498,8 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
     a.d = d;
     a.eps = 1e-5f;
     launch_add_ln(a, s);
-    gemm_->run({ws_.y, hw.l1_w, hw.l1_b, ws_.up, T, dims_.ffn, d, true}, s);
-    gemm_->run({ws_.up, hw.l2_w, hw.l2_b, ws_.proj, T, d, dims_.ffn, false}, s);
+    linear({ws_.y, hw.l1_w, hw.l1_b, ws_.up, T, dims_.ffn, d, true}, s);
+    linear({ws_.up, hw.l2_w, hw.l2_b, ws_.proj, T, d, dims_.ffn, false}, s);
     AddLnParams a2;
     a2.x = ws_.h;
     a2.add = ws_.proj;
@@ -498,7 +527,7 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   gp.tokens = T;
   gp.eps = 1e-5f;
   launch_gather_ln(gp, s);
-  gemm_->run({ws_.my, w_.scorer_fc1_w, w_.scorer_fc1_b, ws_.mh, K, d, d, false}, s);
+  linear({ws_.my, w_.scorer_fc1_w, w_.scorer_fc1_b, ws_.mh, K, d, d, false}, s);
   launch_gelu({ws_.mh, static_cast<int64_t>(K) * d}, s);
   SmallLinearParams sl;
   sl.in = ws_.mh;

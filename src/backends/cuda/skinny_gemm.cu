@@ -1,0 +1,248 @@
+#include "backends/cuda/skinny_gemm.cuh"
+
+#include <cooperative_groups.h>
+
+#include "backends/cuda/check.h"
+#include "backends/cuda/common.cuh"
+#include "backends/cuda/mma.cuh"
+#include "backends/cuda/skinny_plan.h"
+
+namespace laya::cuda {
+
+namespace skinny {  // named (not internal): the sm_80 pass, which compiles no kernel body, uses none of it
+// Byte offset of 16-byte chunk c (8 bf16) of row r in a [64][64] bf16 tile of 128-byte rows. The
+// XOR swizzle puts the 8 rows an ldmatrix reads (and the chunks cp.async writes) in distinct banks.
+__device__ __forceinline__ int swz(int r, int c) { return r * 128 + ((c ^ (r & 7)) << 4); }
+}  // namespace skinny
+
+namespace {
+
+namespace cg = cooperative_groups;
+
+constexpr int kT = kSkinnyTile;                    // 64 rows, 64 columns, 64 K per stage
+constexpr int kStages = 4;                         // cp.async pipeline depth
+constexpr int kThreads = 128;                      // 4 warps, 16 output columns each
+constexpr int kTileBytes = kT * kT * 2;            // one bf16 [64][64] tile
+constexpr int kStageBytes = 2 * kTileBytes;        // the A tile and the W tile of a stage
+constexpr int kSmemBytes = kStages * kStageBytes;  // 64 KB: three CTAs fit on an SM
+constexpr int kAccStride = kT + 4;                 // fp32 partial tile row (floats), reuses the pipeline memory
+static_assert(kT * kAccStride * 4 <= kSmemBytes, "partial tile must fit in the pipeline buffers");
+
+
+// Issues the loads of one 64-wide K chunk: MF*16 rows of `in` and the tile's 64 weight rows.
+// Rows past M or N and columns past K are zero-filled (K and N are multiples of 8).
+template <int MF>
+__device__ __forceinline__ void load_chunk(unsigned char* stage, const SkinnyGemmParams& p, int m0, int n0,
+                                           int chunk) {
+  const int k0 = chunk * kT;
+  const int tid = static_cast<int>(threadIdx.x);
+#pragma unroll
+  for (int i = tid; i < MF * 16 * 8; i += kThreads) {
+    const int r = i >> 3, c = i & 7;
+    const int gm = m0 + r, gk = k0 + c * 8;
+    const bool valid = gm < p.m && gk < p.k;
+    const __nv_bfloat16* src = valid ? p.in + static_cast<size_t>(gm) * p.k + gk : p.in;
+    dev::cp_async16(stage + skinny::swz(r, c), src, valid);
+  }
+#pragma unroll
+  for (int i = tid; i < kT * 8; i += kThreads) {
+    const int r = i >> 3, c = i & 7;
+    const int gk = k0 + c * 8;
+    int wrow;
+    bool valid;
+    if (p.geglu) {  // rows 0..31: input columns n0..n0+31; rows 32..63: the same gate columns
+      const int j = n0 + (r & 31);
+      valid = j < p.n;
+      wrow = (r >> 5) * p.n + j;
+    } else {
+      wrow = n0 + r;
+      valid = wrow < p.n;
+    }
+    valid = valid && gk < p.k;
+    const __nv_bfloat16* src = valid ? p.w + static_cast<size_t>(wrow) * p.k + gk : p.w;
+    dev::cp_async16(stage + kTileBytes + skinny::swz(r, c), src, valid);
+  }
+}
+
+template <int MF>
+__global__ void __launch_bounds__(kThreads) skinny_gemm_kernel(SkinnyGemmParams p, int k_chunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char smem[];
+  cg::cluster_group cluster = cg::this_cluster();
+  const int splits = static_cast<int>(cluster.num_blocks());
+  const int rank = static_cast<int>(cluster.block_rank());  // = blockIdx.y: the K split
+  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+  const int m0 = static_cast<int>(blockIdx.z) * kT;
+  const int n0 = static_cast<int>(blockIdx.x) * (p.geglu ? kT / 2 : kT);
+  const int c_begin = rank * k_chunks / splits, c_end = (rank + 1) * k_chunks / splits;
+  const int n_chunks = c_end - c_begin;
+
+  float acc[MF][2][4];
+#pragma unroll
+  for (int f = 0; f < MF; ++f)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[f][h][e] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < n_chunks) load_chunk<MF>(smem + s * kStageBytes, p, m0, n0, c_begin + s);
+    dev::cp_async_commit();
+  }
+  for (int i = 0; i < n_chunks; ++i) {
+    dev::cp_async_wait<kStages - 2>();
+    __syncthreads();  // chunk i landed for every thread; chunk i-1's buffer is free to refill
+    const int next = i + kStages - 1;
+    if (next < n_chunks) load_chunk<MF>(smem + (next % kStages) * kStageBytes, p, m0, n0, c_begin + next);
+    dev::cp_async_commit();
+    const unsigned char* a_tile = smem + (i % kStages) * kStageBytes;
+    const unsigned char* w_tile = a_tile + kTileBytes;
+#pragma unroll
+    for (int ks = 0; ks < kT / 16; ++ks) {
+      uint32_t b[4];  // n 0-7 / k 0-7, n 0-7 / k 8-15, n 8-15 / k 0-7, n 8-15 / k 8-15 of this warp's 16 columns
+      dev::ldmatrix_x4(b, w_tile + skinny::swz(warp * 16 + (lane & 7) + ((lane >> 4) << 3), ks * 2 + ((lane >> 3) & 1)));
+#pragma unroll
+      for (int f = 0; f < MF; ++f) {
+        uint32_t a[4];
+        dev::ldmatrix_x4(a, a_tile + skinny::swz(f * 16 + (lane & 15), ks * 2 + (lane >> 4)));
+        dev::mma_bf16(acc[f][0], a, b[0], b[1]);
+        dev::mma_bf16(acc[f][1], a, b[2], b[3]);
+      }
+    }
+  }
+  dev::cp_async_wait<0>();
+  __syncthreads();  // every warp is done with the pipeline buffers
+
+  // This split's partial tile, fp32, in shared memory (rows MF*16, 64 columns).
+  float* part = reinterpret_cast<float*>(smem);
+#pragma unroll
+  for (int f = 0; f < MF; ++f)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = f * 16 + (lane >> 2), c = warp * 16 + h * 8 + 2 * (lane & 3);
+      *reinterpret_cast<float2*>(&part[r * kAccStride + c]) = make_float2(acc[f][h][0], acc[f][h][1]);
+      *reinterpret_cast<float2*>(&part[(r + 8) * kAccStride + c]) = make_float2(acc[f][h][2], acc[f][h][3]);
+    }
+  cluster.sync();  // every split's partial is visible to the whole cluster
+
+  // Each CTA of the cluster finishes an equal share of the tile's valid rows: the sum over splits
+  // in split order (the same bits whichever CTA adds), then the epilogue.
+  const int rows = min(MF * 16, p.m - m0);
+  const int per = (rows + splits - 1) / splits;
+  const int r_begin = rank * per, r_end = min(rows, r_begin + per);
+  const int pairs = p.geglu ? kT / 4 : kT / 2;  // column pairs per row written by this tile
+  for (int u = static_cast<int>(threadIdx.x); u < (r_end - r_begin) * pairs; u += kThreads) {
+    const int r = r_begin + u / pairs, c = 2 * (u % pairs);
+    const int col = n0 + c;
+    if (col >= p.n) continue;
+    float2 v = make_float2(0.f, 0.f), g = make_float2(0.f, 0.f);
+    for (int s = 0; s < splits; ++s) {
+      const float* remote = cluster.map_shared_rank(part, s);
+      const float2 x = *reinterpret_cast<const float2*>(&remote[r * kAccStride + c]);
+      v.x += x.x;
+      v.y += x.y;
+      if (p.geglu) {
+        const float2 y = *reinterpret_cast<const float2*>(&remote[r * kAccStride + kT / 2 + c]);
+        g.x += y.x;
+        g.y += y.y;
+      }
+    }
+    __nv_bfloat162 o;
+    if (p.geglu) {  // geglu_kernel's roundings: the GEMM output, GELU, the product
+      const float a0 = dev::bf16_round(dev::gelu_erf(dev::bf16_round(v.x)));
+      const float a1 = dev::bf16_round(dev::gelu_erf(dev::bf16_round(v.y)));
+      o = __floats2bfloat162_rn(__fmul_rn(a0, dev::bf16_round(g.x)), __fmul_rn(a1, dev::bf16_round(g.y)));
+    } else {
+      if (p.bias != nullptr) {
+        const float2 bb = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p.bias + col));
+        v.x = __fadd_rn(v.x, bb.x);
+        v.y = __fadd_rn(v.y, bb.y);
+      }
+      if (p.relu) {
+        v.x = fmaxf(v.x, 0.f);
+        v.y = fmaxf(v.y, 0.f);
+      }
+      o = __floats2bfloat162_rn(v.x, v.y);
+    }
+    *reinterpret_cast<__nv_bfloat162*>(p.out + static_cast<size_t>(m0 + r) * p.n + col) = o;
+  }
+  cluster.sync();  // no CTA leaves while another still reads its shared memory
+#else
+  __trap();  // launched only where skinny_gemm_available() (sm_90)
+#endif
+}
+
+template <int MF>
+void launch_mf(const SkinnyGemmParams& p, const SkinnyPlan& plan, cudaStream_t stream) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(plan.n_tiles), static_cast<unsigned>(plan.splits),
+                     static_cast<unsigned>(plan.m_tiles));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = kSmemBytes;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 1;
+  attr[0].val.clusterDim.y = static_cast<unsigned>(plan.splits);
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, skinny_gemm_kernel<MF>, p, plan.k_chunks));
+}
+
+bool prepare_kernels() {
+  int device = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
+      prop.major < 9) {
+    cudaGetLastError();
+    return false;
+  }
+  bool ok = true;
+  for (auto* k : {skinny_gemm_kernel<1>, skinny_gemm_kernel<2>, skinny_gemm_kernel<3>, skinny_gemm_kernel<4>})
+    ok = ok && cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) == cudaSuccess;
+  // The largest cluster must be schedulable (a GPU partition could forbid it).
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(1, kSkinnyMaxSplits, 1);
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = kSmemBytes;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 1;
+  attr[0].val.clusterDim.y = kSkinnyMaxSplits;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  int clusters = 0;
+  ok = ok && cudaOccupancyMaxActiveClusters(&clusters, skinny_gemm_kernel<4>, &cfg) == cudaSuccess && clusters > 0;
+  cudaGetLastError();
+  return ok;
+}
+
+}  // namespace
+
+bool skinny_gemm_available() {
+  static const bool ok = prepare_kernels();
+  return ok;
+}
+
+void launch_skinny_gemm(const SkinnyGemmParams& p, cudaStream_t stream) {
+  LAYA_REQUIRE(p.in && p.w && p.out && p.m >= 0 && p.n > 0 && p.k > 0 && p.n % 8 == 0 && p.k % 8 == 0 &&
+                   (!p.geglu || (p.bias == nullptr && !p.relu)),
+               ErrorKind::internal, "skinny gemm: bad parameters (M={} N={} K={})", p.m, p.n, p.k);
+  LAYA_REQUIRE(skinny_gemm_available(), ErrorKind::internal, "skinny gemm: not available on this GPU");
+  if (p.m == 0) return;
+  int device = 0, sms = 0;
+  LAYA_CUDA_CHECK(cudaGetDevice(&device));
+  LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const SkinnyPlan plan = plan_skinny(p.m, p.n, p.k, p.geglu, 2 * sms);
+  switch (plan.m_frags) {
+    case 1: launch_mf<1>(p, plan, stream); break;
+    case 2: launch_mf<2>(p, plan, stream); break;
+    case 3: launch_mf<3>(p, plan, stream); break;
+    default: launch_mf<4>(p, plan, stream); break;
+  }
+}
+
+}  // namespace laya::cuda

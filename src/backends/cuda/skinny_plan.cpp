@@ -1,0 +1,28 @@
+#include "backends/cuda/skinny_plan.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace laya::cuda {
+
+SkinnyPlan plan_skinny(int32_t m, int32_t n_out, int32_t k, bool geglu, int32_t target_ctas) {
+  SkinnyPlan p;
+  if (m <= 0 || n_out <= 0 || k <= 0) return p;
+  p.m_tiles = (m + kSkinnyTile - 1) / kSkinnyTile;
+  p.m_frags = p.m_tiles > 1 ? 4 : (m + 15) / 16;
+  const int32_t cols_per_tile = geglu ? kSkinnyTile / 2 : kSkinnyTile;
+  p.n_tiles = (n_out + cols_per_tile - 1) / cols_per_tile;
+  p.k_chunks = (k + kSkinnyTile - 1) / kSkinnyTile;
+  const int32_t tiles = p.m_tiles * p.n_tiles;
+  const int32_t want = (std::max(target_ctas, 1) + tiles - 1) / tiles;
+  p.splits = std::clamp(want, 1, std::min(kSkinnyMaxSplits, p.k_chunks));
+  return p;
+}
+
+int32_t skinny_max_m_from_env() {
+  const char* v = std::getenv("LAYA_CUDA_SKINNY_MAX_M");
+  if (v == nullptr || *v == 0) return kSkinnyDefaultMaxM;
+  return std::max(0, std::atoi(v));
+}
+
+}  // namespace laya::cuda
