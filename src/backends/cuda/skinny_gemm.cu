@@ -2,6 +2,12 @@
 
 #include <cooperative_groups.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <tuple>
+
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/mma.cuh"
@@ -20,11 +26,12 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int kT = kSkinnyTile;                    // 64 rows, 64 columns, 64 K per stage
-constexpr int kStages = 4;                         // cp.async pipeline depth
+constexpr int kStages = 6;                         // cp.async pipeline depth: a CTA's chunks mostly all in flight
 constexpr int kThreads = 128;                      // 4 warps, 16 output columns each
 constexpr int kTileBytes = kT * kT * 2;            // one bf16 [64][64] tile
 constexpr int kStageBytes = 2 * kTileBytes;        // the A tile and the W tile of a stage
-constexpr int kSmemBytes = kStages * kStageBytes;  // 64 KB: three CTAs fit on an SM
+constexpr int kSmemBytes = kStages * kStageBytes;  // 96 KB: two CTAs fit on an SM
+constexpr int kCtasPerSm = 2;
 constexpr int kAccStride = kT + 4;                 // fp32 partial tile row (floats), reuses the pipeline memory
 static_assert(kT * kAccStride * 4 <= kSmemBytes, "partial tile must fit in the pipeline buffers");
 
@@ -136,18 +143,27 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm_kernel(SkinnyGemmParams 
     const int r = r_begin + u / pairs, c = 2 * (u % pairs);
     const int col = n0 + c;
     if (col >= p.n) continue;
-    float2 v = make_float2(0.f, 0.f), g = make_float2(0.f, 0.f);
-    for (int s = 0; s < splits; ++s) {
-      const float* remote = cluster.map_shared_rank(part, s);
-      const float2 x = *reinterpret_cast<const float2*>(&remote[r * kAccStride + c]);
-      v.x += x.x;
-      v.y += x.y;
-      if (p.geglu) {
-        const float2 y = *reinterpret_cast<const float2*>(&remote[r * kAccStride + kT / 2 + c]);
-        g.x += y.x;
-        g.y += y.y;
+    // All partials are requested before the first add (distributed shared memory latency is paid
+    // once, not once per split); the adds then run in split order.
+    float2 pv[kSkinnyMaxSplits], pg[kSkinnyMaxSplits];
+#pragma unroll
+    for (int s = 0; s < kSkinnyMaxSplits; ++s)
+      if (s < splits) {
+        const float* remote = cluster.map_shared_rank(part, s);
+        pv[s] = *reinterpret_cast<const float2*>(&remote[r * kAccStride + c]);
+        if (p.geglu) pg[s] = *reinterpret_cast<const float2*>(&remote[r * kAccStride + kT / 2 + c]);
       }
-    }
+    float2 v = make_float2(0.f, 0.f), g = make_float2(0.f, 0.f);
+#pragma unroll
+    for (int s = 0; s < kSkinnyMaxSplits; ++s)
+      if (s < splits) {
+        v.x += pv[s].x;
+        v.y += pv[s].y;
+        if (p.geglu) {
+          g.x += pg[s].x;
+          g.y += pg[s].y;
+        }
+      }
     __nv_bfloat162 o;
     if (p.geglu) {  // geglu_kernel's roundings: the GEMM output, GELU, the product
       const float a0 = dev::bf16_round(dev::gelu_erf(dev::bf16_round(v.x)));
@@ -200,8 +216,13 @@ bool prepare_kernels() {
     return false;
   }
   bool ok = true;
-  for (auto* k : {skinny_gemm_kernel<1>, skinny_gemm_kernel<2>, skinny_gemm_kernel<3>, skinny_gemm_kernel<4>})
+  // The whole unified L1 as shared memory, so kCtasPerSm CTAs are resident on every SM (the plan
+  // sizes the grid for one wave of them).
+  for (auto* k : {skinny_gemm_kernel<1>, skinny_gemm_kernel<2>, skinny_gemm_kernel<3>, skinny_gemm_kernel<4>}) {
     ok = ok && cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) == cudaSuccess;
+    ok = ok && cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxShared) == cudaSuccess;
+  }
   // The largest cluster must be schedulable (a GPU partition could forbid it).
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(1, kSkinnyMaxSplits, 1);
@@ -220,6 +241,40 @@ bool prepare_kernels() {
   return ok;
 }
 
+bool log_enabled() {
+  static const bool on = std::getenv("LAYA_CUDA_SKINNY_LOG") != nullptr;
+  return on;
+}
+
+// LAYA_CUDA_SKINNY_LOG=1: each new shape's plan and how many of its clusters fit on the GPU at once.
+void log_plan(const SkinnyGemmParams& p, const SkinnyPlan& plan, int sms) {
+  static std::mutex mu;
+  static std::set<std::tuple<int, int, int, bool>> seen;
+  const std::lock_guard<std::mutex> lock(mu);
+  if (!seen.insert({p.m, p.n, p.k, p.geglu}).second) return;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(plan.n_tiles), static_cast<unsigned>(plan.splits),
+                     static_cast<unsigned>(plan.m_tiles));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = kSmemBytes;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 1;
+  attr[0].val.clusterDim.y = static_cast<unsigned>(plan.splits);
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  int clusters = -1;
+  const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, skinny_gemm_kernel<4>, &cfg);
+  cudaGetLastError();
+  std::fprintf(stderr,
+               "skinny plan M=%d N=%d K=%d geglu=%d: grid %dx%dx%d (%d CTAs, %d SMs), %d K chunks, %d fragments; "
+               "max active clusters %d (%s)\n",
+               p.m, p.n, p.k, p.geglu ? 1 : 0, plan.n_tiles, plan.splits, plan.m_tiles,
+               plan.n_tiles * plan.splits * plan.m_tiles, sms, plan.k_chunks, plan.m_frags, clusters,
+               cudaGetErrorString(e));
+}
+
 }  // namespace
 
 bool skinny_gemm_available() {
@@ -236,7 +291,8 @@ void launch_skinny_gemm(const SkinnyGemmParams& p, cudaStream_t stream) {
   int device = 0, sms = 0;
   LAYA_CUDA_CHECK(cudaGetDevice(&device));
   LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const SkinnyPlan plan = plan_skinny(p.m, p.n, p.k, p.geglu, 2 * sms);
+  const SkinnyPlan plan = plan_skinny(p.m, p.n, p.k, p.geglu, kCtasPerSm * sms);
+  if (log_enabled()) log_plan(p, plan, sms);
   switch (plan.m_frags) {
     case 1: launch_mf<1>(p, plan, stream); break;
     case 2: launch_mf<2>(p, plan, stream); break;

@@ -14,8 +14,9 @@ SkinnyPlan plan_skinny(int32_t m, int32_t n_out, int32_t k, bool geglu, int32_t 
   p.n_tiles = (n_out + cols_per_tile - 1) / cols_per_tile;
   p.k_chunks = (k + kSkinnyTile - 1) / kSkinnyTile;
   const int32_t tiles = p.m_tiles * p.n_tiles;
-  const int32_t want = (std::max(target_ctas, 1) + tiles - 1) / tiles;
-  p.splits = std::clamp(want, 1, std::min(kSkinnyMaxSplits, p.k_chunks));
+  // As many splits as fit in one wave of target_ctas (more would queue a second wave).
+  const int32_t fit = std::max(target_ctas, 1) / tiles;
+  p.splits = std::clamp(fit, 1, std::min(kSkinnyMaxSplits, p.k_chunks));
   return p;
 }
 
