@@ -57,6 +57,17 @@ TEST(CudaSkinnyPlan, EdgeShapes) {
     }
 }
 
+TEST(CudaSkinnyPlan, ClustersStayWithinOneResidentWave) {
+  // As measured for 5-CTA clusters on the H200: 47 resident; 48 column tiles need 4-CTA clusters.
+  int32_t max_clusters[kSkinnyMaxSplits + 1] = {0, 396, 132, 88, 66, 47, 44, 33, 30};
+  const SkinnyPlan qkv = plan_skinny(48, 3072, 1024, false, 264, max_clusters);
+  EXPECT_EQ(qkv.splits, 4);
+  const SkinnyPlan out = plan_skinny(48, 1024, 2624, false, 396, max_clusters);  // 16 clusters of 8 fit
+  EXPECT_EQ(out.splits, 8);
+  int32_t none[kSkinnyMaxSplits + 1] = {};
+  EXPECT_EQ(plan_skinny(48, 1024, 2624, false, 396, none).splits, 1);
+}
+
 TEST(CudaSkinnyPlan, MaxRowsFromTheEnvironment) {
   unsetenv("LAYA_CUDA_SKINNY_MAX_M");
   EXPECT_EQ(skinny_max_m_from_env(), kSkinnyDefaultMaxM);

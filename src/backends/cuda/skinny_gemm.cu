@@ -26,12 +26,12 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int kT = kSkinnyTile;                    // 64 rows, 64 columns, 64 K per stage
-constexpr int kStages = 6;                         // cp.async pipeline depth: a CTA's chunks mostly all in flight
+constexpr int kStages = 4;                         // cp.async pipeline depth
 constexpr int kThreads = 128;                      // 4 warps, 16 output columns each
 constexpr int kTileBytes = kT * kT * 2;            // one bf16 [64][64] tile
 constexpr int kStageBytes = 2 * kTileBytes;        // the A tile and the W tile of a stage
-constexpr int kSmemBytes = kStages * kStageBytes;  // 96 KB: two CTAs fit on an SM
-constexpr int kCtasPerSm = 2;
+constexpr int kSmemBytes = kStages * kStageBytes;  // 64 KB: three CTAs fit on an SM
+constexpr int kCtasPerSm = 3;
 constexpr int kAccStride = kT + 4;                 // fp32 partial tile row (floats), reuses the pipeline memory
 static_assert(kT * kAccStride * 4 <= kSmemBytes, "partial tile must fit in the pipeline buffers");
 
@@ -207,6 +207,9 @@ void launch_mf(const SkinnyGemmParams& p, const SkinnyPlan& plan, cudaStream_t s
   LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, skinny_gemm_kernel<MF>, p, plan.k_chunks));
 }
 
+// Resident clusters of each size (index = cluster size), measured once by prepare_kernels().
+int32_t g_max_clusters[kSkinnyMaxSplits + 1] = {};
+
 bool prepare_kernels() {
   int device = 0;
   cudaDeviceProp prop{};
@@ -223,20 +226,24 @@ bool prepare_kernels() {
     ok = ok && cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
                                     cudaSharedmemCarveoutMaxShared) == cudaSuccess;
   }
-  // The largest cluster must be schedulable (a GPU partition could forbid it).
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(1, kSkinnyMaxSplits, 1);
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = kSmemBytes;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 1;
-  attr[0].val.clusterDim.y = kSkinnyMaxSplits;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  int clusters = 0;
-  ok = ok && cudaOccupancyMaxActiveClusters(&clusters, skinny_gemm_kernel<4>, &cfg) == cudaSuccess && clusters > 0;
+  // How many clusters of each size can be resident at once (a plan keeps its clusters within one
+  // wave); the largest must be schedulable at all (a GPU partition could forbid it).
+  for (int size = 1; size <= kSkinnyMaxSplits && ok; ++size) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(1, static_cast<unsigned>(size), 1);
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = kSmemBytes;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 1;
+    attr[0].val.clusterDim.y = static_cast<unsigned>(size);
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    ok = cudaOccupancyMaxActiveClusters(&clusters, skinny_gemm_kernel<4>, &cfg) == cudaSuccess && clusters > 0;
+    g_max_clusters[size] = clusters;
+  }
   cudaGetLastError();
   return ok;
 }
@@ -252,27 +259,12 @@ void log_plan(const SkinnyGemmParams& p, const SkinnyPlan& plan, int sms) {
   static std::set<std::tuple<int, int, int, bool>> seen;
   const std::lock_guard<std::mutex> lock(mu);
   if (!seen.insert({p.m, p.n, p.k, p.geglu}).second) return;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(plan.n_tiles), static_cast<unsigned>(plan.splits),
-                     static_cast<unsigned>(plan.m_tiles));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = kSmemBytes;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 1;
-  attr[0].val.clusterDim.y = static_cast<unsigned>(plan.splits);
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  int clusters = -1;
-  const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, skinny_gemm_kernel<4>, &cfg);
-  cudaGetLastError();
   std::fprintf(stderr,
                "skinny plan M=%d N=%d K=%d geglu=%d: grid %dx%dx%d (%d CTAs, %d SMs), %d K chunks, %d fragments; "
-               "max active clusters %d (%s)\n",
+               "%d clusters resident at most\n",
                p.m, p.n, p.k, p.geglu ? 1 : 0, plan.n_tiles, plan.splits, plan.m_tiles,
-               plan.n_tiles * plan.splits * plan.m_tiles, sms, plan.k_chunks, plan.m_frags, clusters,
-               cudaGetErrorString(e));
+               plan.n_tiles * plan.splits * plan.m_tiles, sms, plan.k_chunks, plan.m_frags,
+               g_max_clusters[plan.splits]);
 }
 
 }  // namespace
@@ -291,7 +283,7 @@ void launch_skinny_gemm(const SkinnyGemmParams& p, cudaStream_t stream) {
   int device = 0, sms = 0;
   LAYA_CUDA_CHECK(cudaGetDevice(&device));
   LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const SkinnyPlan plan = plan_skinny(p.m, p.n, p.k, p.geglu, kCtasPerSm * sms);
+  const SkinnyPlan plan = plan_skinny(p.m, p.n, p.k, p.geglu, kCtasPerSm * sms, g_max_clusters);
   if (log_enabled()) log_plan(p, plan, sms);
   switch (plan.m_frags) {
     case 1: launch_mf<1>(p, plan, stream); break;

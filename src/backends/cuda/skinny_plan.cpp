@@ -5,7 +5,8 @@
 
 namespace laya::cuda {
 
-SkinnyPlan plan_skinny(int32_t m, int32_t n_out, int32_t k, bool geglu, int32_t target_ctas) {
+SkinnyPlan plan_skinny(int32_t m, int32_t n_out, int32_t k, bool geglu, int32_t target_ctas,
+                       const int32_t* max_clusters) {
   SkinnyPlan p;
   if (m <= 0 || n_out <= 0 || k <= 0) return p;
   p.m_tiles = (m + kSkinnyTile - 1) / kSkinnyTile;
@@ -17,6 +18,9 @@ SkinnyPlan plan_skinny(int32_t m, int32_t n_out, int32_t k, bool geglu, int32_t 
   // As many splits as fit in one wave of target_ctas (more would queue a second wave).
   const int32_t fit = std::max(target_ctas, 1) / tiles;
   p.splits = std::clamp(fit, 1, std::min(kSkinnyMaxSplits, p.k_chunks));
+  // A cluster that does not fit beside the others runs as a second wave: fewer, smaller clusters.
+  if (max_clusters != nullptr)
+    while (p.splits > 1 && tiles > max_clusters[p.splits]) --p.splits;
   return p;
 }
 

@@ -20,8 +20,10 @@ struct SkinnyPlan {
 
 // `n_out` output columns (GeGLU: the inter size; each tile then covers 32 outputs = 64 weight rows).
 // Splits K so that the grid has at most `target_ctas` CTAs (one wave; at least one split), at most
-// kSkinnyMaxSplits and at most one split per K chunk.
-SkinnyPlan plan_skinny(int32_t m, int32_t n_out, int32_t k, bool geglu, int32_t target_ctas);
+// kSkinnyMaxSplits and at most one split per K chunk; with `max_clusters` (resident clusters per
+// cluster size, indices 1..kSkinnyMaxSplits), also no more clusters than fit at once.
+SkinnyPlan plan_skinny(int32_t m, int32_t n_out, int32_t k, bool geglu, int32_t target_ctas,
+                       const int32_t* max_clusters = nullptr);
 
 // The largest token count routed to the skinny GEMM: LAYA_CUDA_SKINNY_MAX_M if set (0 = never),
 // else kSkinnyDefaultMaxM.
