@@ -15,8 +15,8 @@
 # parity.log, profile.txt, gpu.txt.
 #
 # usage: scripts/gpu/run_ab_suite.sh [PHASES]   (comma list; default tests,bench,noise,parity,profile)
-# Env: LAYA_AB_VARIANTS   space-separated NAME:VAR=VALUE experiment switches of the new build, e.g.
-#                         "noskinny:LAYA_CUDA_SKINNY_MAX_M=0 skinny256:LAYA_CUDA_SKINNY_MAX_M=256";
+# Env: LAYA_AB_VARIANTS   space-separated NAME:VAR=VALUE[,VAR=VALUE] experiment switches of the new
+#                         build, e.g. "noskinny:LAYA_CUDA_SKINNY_MAX_M=0 pdl:LAYA_CUDA_PDL=1,LAYA_CUDA_SKINNY_MAX_M=64";
 #      LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30), LAYA_BENCH_ROUNDS (2), LAYA_PROFILE_SHAPES
 #      ("16x512 1x48"), LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (80).
 set -u
@@ -50,7 +50,7 @@ if has tests; then
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^parity|^skinny|worst|requests|Failure|Expected|Which is|nRMS" "$OUT/tests.log" | head -60 | tee -a "$S"
   for v in $VARIANTS; do
     echo "-- variant $v" >> "$OUT/tests.log"
-    env "${v#*:}" $R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1
+    env $(echo "${v#*:}" | tr ',' ' ') $R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1
     log "test_gpu with ${v#*:} rc=$?"
     sed -n '/^-- variant '"${v%%:*}"':/,$p' "$OUT/tests.log" | grep -E "^\[  (PASSED|FAILED) |Failure" | head -10 | tee -a "$S"
   done
@@ -72,7 +72,7 @@ if has bench; then
   done
   round=1
   bench new-eager laya-engine eager
-  for v in $VARIANTS; do bench "new-graph-${v%%:*}" laya-engine graph "${v#*:}"; done
+  for v in $VARIANTS; do bench "new-graph-${v%%:*}" laya-engine graph $(echo "${v#*:}" | tr ',' ' '); done
   grep -v " warning " /tmp/bench_err.log | head -20 | tee -a "$S"
   python3 - "$B" $(for v in $VARIANTS; do echo "new-graph-${v%%:*}"; done) <<'PY' | tee -a "$S"
 import json, sys, collections

@@ -36,23 +36,27 @@ constexpr int kAccStride = kT + 4;                 // fp32 partial tile row (flo
 static_assert(kT * kAccStride * 4 <= kSmemBytes, "partial tile must fit in the pipeline buffers");
 
 
-// Issues the loads of one 64-wide K chunk: MF*16 rows of `in` and the tile's 64 weight rows.
-// Rows past M or N and columns past K are zero-filled (K and N are multiples of 8).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // used by the sm_90 kernel body only
+// The loads of one 64-wide K chunk, issued by every thread: MF*16 rows of `in` (load_a) and the
+// tile's 64 weight rows (load_w). Rows past M or N and columns past K are zero-filled (K and N are
+// multiples of 8).
 template <int MF>
-__device__ __forceinline__ void load_chunk(unsigned char* stage, const SkinnyGemmParams& p, int m0, int n0,
-                                           int chunk) {
+__device__ __forceinline__ void load_a(unsigned char* stage, const SkinnyGemmParams& p, int m0, int chunk) {
   const int k0 = chunk * kT;
-  const int tid = static_cast<int>(threadIdx.x);
 #pragma unroll
-  for (int i = tid; i < MF * 16 * 8; i += kThreads) {
+  for (int i = static_cast<int>(threadIdx.x); i < MF * 16 * 8; i += kThreads) {
     const int r = i >> 3, c = i & 7;
     const int gm = m0 + r, gk = k0 + c * 8;
     const bool valid = gm < p.m && gk < p.k;
     const __nv_bfloat16* src = valid ? p.in + static_cast<size_t>(gm) * p.k + gk : p.in;
     dev::cp_async16(stage + skinny::swz(r, c), src, valid);
   }
+}
+
+__device__ __forceinline__ void load_w(unsigned char* stage, const SkinnyGemmParams& p, int n0, int chunk) {
+  const int k0 = chunk * kT;
 #pragma unroll
-  for (int i = tid; i < kT * 8; i += kThreads) {
+  for (int i = static_cast<int>(threadIdx.x); i < kT * 8; i += kThreads) {
     const int r = i >> 3, c = i & 7;
     const int gk = k0 + c * 8;
     int wrow;
@@ -70,6 +74,7 @@ __device__ __forceinline__ void load_chunk(unsigned char* stage, const SkinnyGem
     dev::cp_async16(stage + kTileBytes + skinny::swz(r, c), src, valid);
   }
 }
+#endif
 
 template <int MF>
 __global__ void __launch_bounds__(kThreads) skinny_gemm_kernel(SkinnyGemmParams p, int k_chunks) {
@@ -92,16 +97,27 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm_kernel(SkinnyGemmParams 
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[f][h][e] = 0.f;
 
+  // The weights do not depend on the previous kernel: under Programmatic Dependent Launch their
+  // first stages are requested while that kernel is still finishing, and only the activations wait
+  // for it (without PDL the wait returns at once). Commit group s then holds A of chunk s (and
+  // group 0 every early W load), so waiting for group i still covers chunk i.
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s)
+    if (s < n_chunks) load_w(smem + s * kStageBytes, p, n0, c_begin + s);
+  dev::pdl_prologue();
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < n_chunks) load_chunk<MF>(smem + s * kStageBytes, p, m0, n0, c_begin + s);
+    if (s < n_chunks) load_a<MF>(smem + s * kStageBytes, p, m0, c_begin + s);
     dev::cp_async_commit();
   }
   for (int i = 0; i < n_chunks; ++i) {
     dev::cp_async_wait<kStages - 2>();
     __syncthreads();  // chunk i landed for every thread; chunk i-1's buffer is free to refill
     const int next = i + kStages - 1;
-    if (next < n_chunks) load_chunk<MF>(smem + (next % kStages) * kStageBytes, p, m0, n0, c_begin + next);
+    if (next < n_chunks) {
+      load_a<MF>(smem + (next % kStages) * kStageBytes, p, m0, c_begin + next);
+      load_w(smem + (next % kStages) * kStageBytes, p, n0, c_begin + next);
+    }
     dev::cp_async_commit();
     const unsigned char* a_tile = smem + (i % kStages) * kStageBytes;
     const unsigned char* w_tile = a_tile + kTileBytes;
@@ -197,13 +213,15 @@ void launch_mf(const SkinnyGemmParams& p, const SkinnyPlan& plan, cudaStream_t s
   cfg.blockDim = dim3(kThreads);
   cfg.dynamicSmemBytes = kSmemBytes;
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = 1;
   attr[0].val.clusterDim.y = static_cast<unsigned>(plan.splits);
   attr[0].val.clusterDim.z = 1;
+  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[1].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = pdl_enabled() && stream != nullptr ? 2 : 1;  // PDL only on the engine's own stream
   LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, skinny_gemm_kernel<MF>, p, plan.k_chunks));
 }
 
