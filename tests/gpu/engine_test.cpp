@@ -280,6 +280,31 @@ TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
   EXPECT_TRUE(st.all_ok);
 }
 
+// GEMM tuning (experiment): algorithms are timed on a bucket's first, eager run; the captured graph
+// and the eager dump path of the same engine then run the same kernels, and answers stay close to
+// the CPU engine.
+TEST(CudaEngine, GemmTuningKeepsModesIdenticalWithinAnEngine) {
+  LAYA_REQUIRE_GPU();
+  setenv("LAYA_CUDA_GEMM_TUNE", "1", 1);
+  auto tuned = make_cuda_engine(tiny(), cuda_options("graph"));
+  unsetenv("LAYA_CUDA_GEMM_TUNE");
+  engine::BackendOptions co;
+  co.backend = "cpu";
+  auto cpu = cpu::make_cpu_backend(tiny(), co);
+  ParityStats st;
+  uint32_t seed = 60;
+  for (auto [rows, lo, hi] :
+       std::vector<std::tuple<int32_t, int32_t, int32_t>>{{1, 48, 48}, {4, 60, 64}, {3, 1, 128}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    const auto first = tuned->forward(b);  // eager tuning run, then capture and replay
+    expect_same(first, tuned->forward(b), "tuned replay");
+    MapSink sink;
+    expect_same(first, tuned->forward(b, &sink), "tuned eager dump path");
+    compare_request(*tuned, *cpu, b, st, fmt::format("tuned {} rows, {} tokens", b.rows(), b.tokens()));
+  }
+  EXPECT_TRUE(st.all_ok);
+}
+
 TEST(CudaEngine, CacheEvictsByCountKeepingSurvivors) {
   LAYA_REQUIRE_GPU();
   auto o = cuda_options();

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 
@@ -28,8 +29,14 @@ namespace laya::cuda {
 namespace {
 
 constexpr size_t kGemmWorkspace = size_t{32} << 20;
-// Buckets above this many tokens rotate K once per layer before attention (see record()).
+// Buckets above this many tokens rotate K once per layer before attention (see record());
+// LAYA_CUDA_ROPE_ONCE_FROM overrides it (experiment).
 constexpr int32_t kRotateKOnceTokens = 256;
+
+int32_t env_int(const char* name, int32_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != 0 ? std::atoi(v) : fallback;
+}
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 
 int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
@@ -137,6 +144,7 @@ class CudaBackendImpl final : public CudaEngine {
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   std::unique_ptr<Gemm> gemm_;
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
+  int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -263,8 +271,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ws_.host_out), static_cast<size_t>(ws_.host_out_elems) * 4));
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
-    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace);
+    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, env_int("LAYA_CUDA_GEMM_TUNE", 0) == 1);
     skinny_max_m_ = skinny_gemm_available() ? skinny_max_m_from_env() : 0;
+    rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -423,7 +432,7 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
     ap.rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
     ap.rope_len = w_.rope_len;
     ap.window = lw.global ? -1 : dims_.local_half;
-    ap.k_rotated = T > kRotateKOnceTokens;
+    ap.k_rotated = T > rotate_k_once_above_;
     if (ap.k_rotated) {
       RopeParams rp;
       rp.qkv = ws_.qkv;
@@ -582,6 +591,10 @@ void CudaBackendImpl::run_eager(const Bucket& b, const StagingLayout& l, DumpCtx
 }
 
 bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec) {
+  if (gemm_->tuning()) {  // GEMM algorithms are timed on eager calls only: pick them before capturing
+    record(b, l, nullptr);
+    LAYA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
   cudaGraph_t graph = nullptr;
   LAYA_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   std::string error;

@@ -1,6 +1,7 @@
 #include "backends/cuda/gemm.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -9,7 +10,8 @@
 
 namespace laya::cuda {
 
-Gemm::Gemm(void* workspace, size_t workspace_bytes) : workspace_(workspace), workspace_bytes_(workspace_bytes) {
+Gemm::Gemm(void* workspace, size_t workspace_bytes, bool tune)
+    : workspace_(workspace), workspace_bytes_(workspace_bytes), tune_(tune) {
   LAYA_CUBLAS_CHECK(cublasLtCreate(&handle_));
 }
 
@@ -28,7 +30,8 @@ std::string Gemm::version() {
   return fmt::format("{}.{}.{}", v / 10000, v / 100 % 100, v % 100);
 }
 
-Gemm::Plan& Gemm::plan_for(int32_t m, int32_t n, int32_t k, int epilogue) {
+Gemm::Plan& Gemm::plan_for(const GemmArgs& a, int epilogue, cudaStream_t stream) {
+  const int32_t m = a.m, n = a.n, k = a.k;
   const auto key = std::make_tuple(m, n, k, epilogue);
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second;
@@ -61,15 +64,16 @@ Gemm::Plan& Gemm::plan_for(int32_t m, int32_t n, int32_t k, int epilogue) {
   const cublasStatus_t st =
       cublasLtMatmulAlgoGetHeuristic(handle_, p.op, p.la, p.lb, p.lc, p.lc, pref, kCandidates, results, &found);
   cublasLtMatmulPreferenceDestroy(pref);
-  auto split_k = [](const cublasLtMatmulAlgo_t& a) {
+  auto split_k = [](const cublasLtMatmulAlgo_t& algo) {
     int32_t v = -1;
     size_t written = 0;
-    if (cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &v, sizeof(v), &written) !=
+    if (cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &v, sizeof(v), &written) !=
         CUBLAS_STATUS_SUCCESS)
       return -1;
     return static_cast<int>(v);
   };
   int pick = 0;
+  if (st == CUBLAS_STATUS_SUCCESS && tune_ && found > 1) pick = fastest(p, results, found, a, stream);
   const char* no_split = std::getenv("LAYA_CUDA_GEMM_NO_SPLITK_M");
   if (st == CUBLAS_STATUS_SUCCESS && no_split != nullptr && m <= std::atoi(no_split)) {
     for (int i = 0; i < found; ++i)
@@ -81,12 +85,55 @@ Gemm::Plan& Gemm::plan_for(int32_t m, int32_t n, int32_t k, int epilogue) {
   if (st == CUBLAS_STATUS_SUCCESS && found > 0 && std::getenv("LAYA_CUDA_GEMM_LOG") != nullptr) {
     std::string ks;
     for (int i = 0; i < found; ++i) ks += fmt::format("{}{}", i ? "," : "", split_k(results[i].algo));
-    std::fprintf(stderr, "gemm plan M=%d N=%d K=%d epi=%d: %d candidates (split-K: %s), picked #%d\n", m, n, k,
-                 epilogue, found, ks.c_str(), pick);
+    std::fprintf(stderr, "gemm plan M=%d N=%d K=%d epi=%d: %d candidates (split-K: %s), picked #%d%s\n", m, n, k,
+                 epilogue, found, ks.c_str(), pick, tune_ ? " (timed)" : "");
   }
   const cublasLtMatmulHeuristicResult_t& result = results[pick];
   p.algo = result.algo;
   return plans_.emplace(key, p).first->second;
+}
+
+// Times the heuristic's first candidates on the call's own buffers (the real call then overwrites
+// the output) and returns the fastest; 0 where the stream is being captured or timing fails.
+int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int found, const GemmArgs& a,
+                  cudaStream_t stream) {
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
+    cudaGetLastError();
+    return 0;
+  }
+  constexpr int kTimed = 8, kWarm = 2, kReps = 5;
+  if (a.bias != nullptr)
+    LAYA_CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a.bias, sizeof(a.bias)));
+  cudaEvent_t start = nullptr, stop = nullptr;
+  LAYA_CUDA_CHECK(cudaEventCreate(&start));
+  LAYA_CUDA_CHECK(cudaEventCreate(&stop));
+  const float alpha = 1.f, beta = 0.f;
+  int best = 0;
+  float best_ms = 1e30f;
+  for (int i = 0; i < std::min(found, kTimed); ++i) {
+    if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
+    auto once = [&] {
+      return cublasLtMatmul(handle_, p.op, &alpha, a.w, p.la, a.in, p.lb, &beta, a.out, p.lc, a.out, p.lc,
+                            &results[i].algo, workspace_, workspace_bytes_, stream);
+    };
+    bool ok = true;
+    for (int r = 0; r < kWarm && ok; ++r) ok = once() == CUBLAS_STATUS_SUCCESS;
+    ok = ok && cudaEventRecord(start, stream) == cudaSuccess;
+    for (int r = 0; r < kReps && ok; ++r) ok = once() == CUBLAS_STATUS_SUCCESS;
+    ok = ok && cudaEventRecord(stop, stream) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess;
+    float ms = 0.f;
+    ok = ok && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
+    if (ok && ms < best_ms) {
+      best = i;
+      best_ms = ms;
+    }
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  LAYA_CUDA_CHECK(cudaGetLastError());
+  return best;
 }
 
 void Gemm::run(const GemmArgs& a, cudaStream_t stream) {
@@ -95,7 +142,7 @@ void Gemm::run(const GemmArgs& a, cudaStream_t stream) {
   if (a.m == 0) return;
   const int epi = a.bias == nullptr ? CUBLASLT_EPILOGUE_DEFAULT
                                     : (a.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS);
-  Plan& p = plan_for(a.m, a.n, a.k, epi);
+  Plan& p = plan_for(a, epi, stream);
   if (a.bias != nullptr)
     LAYA_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a.bias, sizeof(a.bias)));

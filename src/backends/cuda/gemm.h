@@ -3,9 +3,11 @@
 // rounding, so its epilogue is exact; GELU is NOT fused (cuBLASLt's epilogue is the tanh form), it
 // runs as a separate kernel on the rounded value.
 //
-// The algorithm for each (M, N, K, epilogue) is chosen once by the heuristic and then reused, so
-// the same shape always runs the same kernel: eager, captured and replayed forwards are bitwise
-// identical.
+// The algorithm for each (M, N, K, epilogue) is chosen once and then reused, so the same shape
+// always runs the same kernel: eager, captured and replayed forwards are bitwise identical. The
+// choice is the heuristic's first candidate, or with tuning (experiment, LAYA_CUDA_GEMM_TUNE=1) the
+// fastest of its first candidates timed on the shape's first eager call (never inside a capture:
+// the engine runs a new bucket eagerly once before capturing it when tuning is on).
 #pragma once
 
 #include <cstdint>
@@ -30,12 +32,13 @@ struct GemmArgs {
 
 class Gemm {
  public:
-  Gemm(void* workspace, size_t workspace_bytes);
+  Gemm(void* workspace, size_t workspace_bytes, bool tune = false);
   ~Gemm();
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
 
   void run(const GemmArgs& a, cudaStream_t stream);
+  bool tuning() const { return tune_; }
   static std::string version();
 
  private:
@@ -44,11 +47,14 @@ class Gemm {
     cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
     cublasLtMatmulAlgo_t algo{};
   };
-  Plan& plan_for(int32_t m, int32_t n, int32_t k, int epilogue);
+  Plan& plan_for(const GemmArgs& a, int epilogue, cudaStream_t stream);
+  int fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int found, const GemmArgs& a,
+              cudaStream_t stream);
 
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;
+  bool tune_ = false;
   std::map<std::tuple<int32_t, int32_t, int32_t, int>, Plan> plans_;
 };
 

@@ -8,7 +8,7 @@ namespace laya::cuda {
 
 constexpr int32_t kSkinnyTile = 64;       // rows (M) and columns (N) of an output tile; K per stage
 constexpr int32_t kSkinnyMaxSplits = 8;   // K splits = CTAs of one thread-block cluster (portable size)
-constexpr int32_t kSkinnyDefaultMaxM = 64;
+constexpr int32_t kSkinnyDefaultMaxM = 0;  // off: slower than cuBLASLt on the H200 (docs/benchmarks/cuda.md)
 
 struct SkinnyPlan {
   int32_t m_tiles = 0;       // grid.z
