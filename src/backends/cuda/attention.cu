@@ -122,6 +122,7 @@ constexpr int kStride = 72;  // padded smem row (bf16): conflict-free fragment l
 using dev::cp_async16;
 using dev::cp_async_commit;
 using dev::cp_async_wait;
+using dev::ldmatrix_x4;
 using dev::ldmatrix_x4_trans;
 using dev::mma_bf16;
 using dev::pack_bf16;
@@ -160,8 +161,9 @@ __device__ __forceinline__ void load_pair(__nv_bfloat16* dst, const __nv_bfloat1
 // next 64-key tile loads while this one is computed. V stays [key][dim] in shared memory and
 // ldmatrix.trans builds the P.V fragments (the same values the transposed copy gave: bitwise
 // equal results).
-// kExp2: softmax in log2 units with exp2f and mask-free full tiles (the default; LAYA_CUDA_ATTN_EXP2=0
-// selects the expf form, the reference the engine was first validated with).
+// kExp2: softmax in log2 units with exp2f of one fused multiply-add per score and mask-free full
+// tiles (the default; LAYA_CUDA_ATTN_EXP2=0 selects the expf form, the reference the engine was
+// first validated with).
 constexpr float kLog2e = 1.4426950408889634f;
 
 // kWarps: 4 (64-query tiles, the default) or 8 (128-query tiles, LAYA_CUDA_ATTN_TILE128); <= 128
@@ -197,14 +199,19 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
     lo = max(rs, q0 - p.window);
     hi = min(re, min(q0 + kBQ, re) - 1 + p.window + 1);
   }
+  // Each thread copies the same 16-byte column chunk of kRowsPer key rows of every tile, so the
+  // addresses are mostly computed once.
+  constexpr int kRowsPer = 64 * 8 / kThreads, kRowStep = kThreads / 8;
+  const int c8 = (tid & 7) * 8, j0 = tid >> 3;
   auto stage = [&](int buf, int kb) {
-    for (int i = tid; i < 64 * 8; i += kThreads) {
-      const int j = i >> 3, c = i & 7;
+#pragma unroll
+    for (int r = 0; r < kRowsPer; ++r) {
+      const int j = j0 + r * kRowStep;
       const int t = kb + j;
       const bool ok = t < hi;
-      const __nv_bfloat16* src = p.qkv + static_cast<size_t>(ok ? t : lo) * ld;
-      if constexpr (!kRopeK) cp_async16(&ks[buf][j * kStride + c * 8], src + koff + c * 8, ok);
-      cp_async16(&vs[buf][j * kStride + c * 8], src + voff + c * 8, ok);
+      const __nv_bfloat16* src = p.qkv + static_cast<size_t>(ok ? t : lo) * ld + c8;
+      if constexpr (!kRopeK) cp_async16(&ks[buf][j * kStride + c8], src + koff, ok);
+      cp_async16(&vs[buf][j * kStride + c8], src + voff, ok);
     }
     if constexpr (kRopeK) {
       for (int i = tid; i < 64 * 4; i += kThreads) {
@@ -223,6 +230,10 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
     load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);
   }
   const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
+  // The keys each of them may attend to: [key_lo, key_hi] (every key of the loop is >= lo).
+  const int key_lo_a = p.window < 0 ? lo : qa - p.window, key_lo_b = p.window < 0 ? lo : qb - p.window;
+  const int key_hi_a = p.window < 0 ? hi - 1 : min(hi - 1, qa + p.window);
+  const int key_hi_b = p.window < 0 ? hi - 1 : min(hi - 1, qb + p.window);
   float o[8][4];
 #pragma unroll
   for (int n = 0; n < 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
@@ -251,41 +262,44 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
     const __nv_bfloat16* vtile = vs[buf];
     float s[8][4];
 #pragma unroll
-    for (int n = 0; n < 8; ++n) {
-      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+    for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+    // K fragments by ldmatrix: keys n*8.. and (n+1)*8.., dims kk*16.. and kk*16+8.. (the b0/b1 pairs of
+    // two 8-key tiles); each s[n] still accumulates over kk = 0..3 in order.
+#pragma unroll
+    for (int n = 0; n < 8; n += 2)
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
-        const __nv_bfloat16* kr = &kt[(n * 8 + g) * kStride + kk * 16 + tig * 2];
-        mma_bf16(s[n], qf[kk], *reinterpret_cast<const uint32_t*>(kr), *reinterpret_cast<const uint32_t*>(kr + 8));
+        uint32_t b[4];
+        ldmatrix_x4(b, &kt[(n * 8 + (lane & 7) + ((lane >> 4) << 3)) * kStride + kk * 16 + ((lane >> 3) & 1) * 8]);
+        mma_bf16(s[n], qf[kk], b[0], b[1]);
+        mma_bf16(s[n + 1], qf[kk], b[2], b[3]);
       }
-    }
     float mx_a = m_a, mx_b = m_b;
     if constexpr (kExp2) {
-      // Scores in log2 units (scale * log2 e folded in), one exp2 per score; a tile that lies
+      // The running max is kept on raw scores (the scale is positive); each probability is then
+      // exp2(s * scale * log2 e - max * scale * log2 e) with one fused multiply-add. A tile that lies
       // wholly inside the row and the window of every query of the block skips the masks.
-      const float sl = p.scale * kLog2e;
       const bool full = kb + 64 <= hi && (p.window < 0 || (kb >= q0 + kBQ - 1 - p.window && kb + 63 <= q0 + p.window));
       if (full) {
 #pragma unroll
         for (int n = 0; n < 8; ++n)
 #pragma unroll
           for (int c = 0; c < 2; ++c) {
-            s[n][c] *= sl;
-            s[n][2 + c] *= sl;
             mx_a = fmaxf(mx_a, s[n][c]);
             mx_b = fmaxf(mx_b, s[n][2 + c]);
           }
       } else {
+        // key < hi and |q - key| <= window, as bounds relative to this thread's first key of the
+        // tile, so each score costs two compares against compile-time offsets.
+        const int first = kb + tig * 2;
+        const int alo = key_lo_a - first, ahi = key_hi_a - first, blo = key_lo_b - first, bhi = key_hi_b - first;
 #pragma unroll
         for (int n = 0; n < 8; ++n)
 #pragma unroll
           for (int c = 0; c < 2; ++c) {
-            const int key = kb + n * 8 + tig * 2 + c;
-            const bool in = key < hi;
-            const bool va = in && (p.window < 0 || abs(qa - key) <= p.window);
-            const bool vb = in && (p.window < 0 || abs(qb - key) <= p.window);
-            s[n][c] = va ? s[n][c] * sl : -INFINITY;
-            s[n][2 + c] = vb ? s[n][2 + c] * sl : -INFINITY;
+            const int off = n * 8 + c;
+            s[n][c] = off >= alo && off <= ahi ? s[n][c] : -INFINITY;
+            s[n][2 + c] = off >= blo && off <= bhi ? s[n][2 + c] : -INFINITY;
             mx_a = fmaxf(mx_a, s[n][c]);
             mx_b = fmaxf(mx_b, s[n][2 + c]);
           }
@@ -312,8 +326,9 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
     uint32_t pf[4][4];
     if constexpr (kExp2) {
       // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
-      const float base_a = mx_a == -INFINITY ? 0.f : mx_a, base_b = mx_b == -INFINITY ? 0.f : mx_b;
-      const float corr_a = exp2f(m_a - base_a), corr_b = exp2f(m_b - base_b);
+      const float sl = p.scale * kLog2e;
+      const float base_a = mx_a == -INFINITY ? 0.f : mx_a * sl, base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
+      const float corr_a = exp2f(fmaf(m_a, sl, -base_a)), corr_b = exp2f(fmaf(m_b, sl, -base_b));
       m_a = mx_a;
       m_b = mx_b;
       l_a *= corr_a;
@@ -327,8 +342,8 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
       }
 #pragma unroll
       for (int n = 0; n < 8; ++n) {
-        const float p0 = exp2f(s[n][0] - base_a), p1 = exp2f(s[n][1] - base_a);
-        const float p2 = exp2f(s[n][2] - base_b), p3 = exp2f(s[n][3] - base_b);
+        const float p0 = exp2f(fmaf(s[n][0], sl, -base_a)), p1 = exp2f(fmaf(s[n][1], sl, -base_a));
+        const float p2 = exp2f(fmaf(s[n][2], sl, -base_b)), p3 = exp2f(fmaf(s[n][3], sl, -base_b));
         l_a += p0 + p1;
         l_b += p2 + p3;
         const int t = n >> 1, half = n & 1;
