@@ -280,14 +280,15 @@ TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
   EXPECT_TRUE(st.all_ok);
 }
 
-// GEMM tuning (experiment): algorithms are timed on a bucket's first, eager run; the captured graph
+// GEMM tuning (by default from 4096 rows; here for every GEMM): algorithms are timed on a bucket's
+// first, eager run; the captured graph
 // and the eager dump path of the same engine then run the same kernels, and answers stay close to
 // the CPU engine.
 TEST(CudaEngine, GemmTuningKeepsModesIdenticalWithinAnEngine) {
   LAYA_REQUIRE_GPU();
-  setenv("LAYA_CUDA_GEMM_TUNE", "1", 1);
+  setenv("LAYA_CUDA_GEMM_TUNE_FROM_M", "1", 1);
   auto tuned = make_cuda_engine(tiny(), cuda_options("graph"));
-  unsetenv("LAYA_CUDA_GEMM_TUNE");
+  unsetenv("LAYA_CUDA_GEMM_TUNE_FROM_M");
   engine::BackendOptions co;
   co.backend = "cpu";
   auto cpu = cpu::make_cpu_backend(tiny(), co);

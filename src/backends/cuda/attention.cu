@@ -280,15 +280,7 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
       // exp2(s * scale * log2 e - max * scale * log2 e) with one fused multiply-add. A tile that lies
       // wholly inside the row and the window of every query of the block skips the masks.
       const bool full = kb + 64 <= hi && (p.window < 0 || (kb >= q0 + kBQ - 1 - p.window && kb + 63 <= q0 + p.window));
-      if (full) {
-#pragma unroll
-        for (int n = 0; n < 8; ++n)
-#pragma unroll
-          for (int c = 0; c < 2; ++c) {
-            mx_a = fmaxf(mx_a, s[n][c]);
-            mx_b = fmaxf(mx_b, s[n][2 + c]);
-          }
-      } else {
+      if (!full) {
         // key < hi and |q - key| <= window, as bounds relative to this thread's first key of the
         // tile, so each score costs two compares against compile-time offsets.
         const int first = kb + tig * 2;
@@ -300,10 +292,24 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
             const int off = n * 8 + c;
             s[n][c] = off >= alo && off <= ahi ? s[n][c] : -INFINITY;
             s[n][2 + c] = off >= blo && off <= bhi ? s[n][2 + c] : -INFINITY;
-            mx_a = fmaxf(mx_a, s[n][c]);
-            mx_b = fmaxf(mx_b, s[n][2 + c]);
           }
       }
+      // Row maxima as trees (depth 4, not a 16-long dependent chain; max is exact in any order).
+      float ta[8], tb[8];
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        ta[n] = fmaxf(s[n][0], s[n][1]);
+        tb[n] = fmaxf(s[n][2], s[n][3]);
+      }
+#pragma unroll
+      for (int w = 4; w > 0; w >>= 1)
+#pragma unroll
+        for (int i = 0; i < w; ++i) {
+          ta[i] = fmaxf(ta[i], ta[i + w]);
+          tb[i] = fmaxf(tb[i], tb[i + w]);
+        }
+      mx_a = fmaxf(mx_a, ta[0]);
+      mx_b = fmaxf(mx_b, tb[0]);
     } else {
 #pragma unroll
       for (int n = 0; n < 8; ++n)
@@ -340,16 +346,26 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
         o[n][2] *= corr_b;
         o[n][3] *= corr_b;
       }
+      float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
 #pragma unroll
       for (int n = 0; n < 8; ++n) {
         const float p0 = exp2f(fmaf(s[n][0], sl, -base_a)), p1 = exp2f(fmaf(s[n][1], sl, -base_a));
         const float p2 = exp2f(fmaf(s[n][2], sl, -base_b)), p3 = exp2f(fmaf(s[n][3], sl, -base_b));
-        l_a += p0 + p1;
-        l_b += p2 + p3;
+        sa[n] = p0 + p1;
+        sb[n] = p2 + p3;
         const int t = n >> 1, half = n & 1;
         pf[t][half * 2 + 0] = pack_bf16(p0, p1);
         pf[t][half * 2 + 1] = pack_bf16(p2, p3);
       }
+#pragma unroll
+      for (int w = 4; w > 0; w >>= 1)
+#pragma unroll
+        for (int i = 0; i < w; ++i) {
+          sa[i] += sa[i + w];
+          sb[i] += sb[i + w];
+        }
+      l_a += sa[0];
+      l_b += sb[0];
     } else {
       const float corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
       const float corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);

@@ -32,10 +32,18 @@ constexpr size_t kGemmWorkspace = size_t{32} << 20;
 // Buckets above this many tokens rotate K once per layer before attention (see record());
 // LAYA_CUDA_ROPE_ONCE_FROM overrides it (experiment).
 constexpr int32_t kRotateKOnceTokens = 256;
+// GEMMs over at least this many rows pick their cuBLASLt algorithm by timing (see gemm.h);
+// LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never).
+constexpr int32_t kTuneFromRows = 4096;
 
 int32_t env_int(const char* name, int32_t fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != 0 ? std::atoi(v) : fallback;
+}
+
+int32_t tune_from_rows() {
+  const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
+  return v > 0 ? v : Gemm::kNeverTune;  // 0: never
 }
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 
@@ -271,7 +279,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ws_.host_out), static_cast<size_t>(ws_.host_out_elems) * 4));
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
-    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, env_int("LAYA_CUDA_GEMM_TUNE", 0) == 1);
+    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows());
     skinny_max_m_ = skinny_gemm_available() ? skinny_max_m_from_env() : 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
@@ -591,7 +599,7 @@ void CudaBackendImpl::run_eager(const Bucket& b, const StagingLayout& l, DumpCtx
 }
 
 bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec) {
-  if (gemm_->tuning()) {  // GEMM algorithms are timed on eager calls only: pick them before capturing
+  if (gemm_->tunes(std::max(b.tokens, b.markers))) {  // timed on eager calls only: pick them before capturing
     record(b, l, nullptr);
     LAYA_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }

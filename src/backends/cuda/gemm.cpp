@@ -10,8 +10,8 @@
 
 namespace laya::cuda {
 
-Gemm::Gemm(void* workspace, size_t workspace_bytes, bool tune)
-    : workspace_(workspace), workspace_bytes_(workspace_bytes), tune_(tune) {
+Gemm::Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m)
+    : workspace_(workspace), workspace_bytes_(workspace_bytes), tune_from_m_(tune_from_m) {
   LAYA_CUBLAS_CHECK(cublasLtCreate(&handle_));
 }
 
@@ -73,7 +73,7 @@ Gemm::Plan& Gemm::plan_for(const GemmArgs& a, int epilogue, cudaStream_t stream)
     return static_cast<int>(v);
   };
   int pick = 0;
-  if (st == CUBLAS_STATUS_SUCCESS && tune_ && found > 1) pick = fastest(p, results, found, a, stream);
+  if (st == CUBLAS_STATUS_SUCCESS && tunes(m) && found > 1) pick = fastest(p, results, found, a, stream);
   const char* no_split = std::getenv("LAYA_CUDA_GEMM_NO_SPLITK_M");
   if (st == CUBLAS_STATUS_SUCCESS && no_split != nullptr && m <= std::atoi(no_split)) {
     for (int i = 0; i < found; ++i)
@@ -86,7 +86,7 @@ Gemm::Plan& Gemm::plan_for(const GemmArgs& a, int epilogue, cudaStream_t stream)
     std::string ks;
     for (int i = 0; i < found; ++i) ks += fmt::format("{}{}", i ? "," : "", split_k(results[i].algo));
     std::fprintf(stderr, "gemm plan M=%d N=%d K=%d epi=%d: %d candidates (split-K: %s), picked #%d%s\n", m, n, k,
-                 epilogue, found, ks.c_str(), pick, tune_ ? " (timed)" : "");
+                 epilogue, found, ks.c_str(), pick, tunes(m) ? " (timed)" : "");
   }
   const cublasLtMatmulHeuristicResult_t& result = results[pick];
   p.algo = result.algo;

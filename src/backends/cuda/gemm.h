@@ -5,11 +5,13 @@
 //
 // The algorithm for each (M, N, K, epilogue) is chosen once and then reused, so the same shape
 // always runs the same kernel: eager, captured and replayed forwards are bitwise identical. The
-// choice is the heuristic's first candidate, or with tuning (experiment, LAYA_CUDA_GEMM_TUNE=1) the
-// fastest of its first candidates timed on the shape's first eager call (never inside a capture:
-// the engine runs a new bucket eagerly once before capturing it when tuning is on).
+// choice is the heuristic's first candidate, or for M >= tune_from_m the fastest of its first 8
+// candidates, timed on the shape's first eager call (never inside a capture: the engine runs a new
+// bucket eagerly once before capturing it when one of its GEMMs is tuned). Measured on the H200:
+// timing pays at 8192 rows and picks slower-in-context kernels at <= 1920 (docs/benchmarks/cuda.md).
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -32,13 +34,15 @@ struct GemmArgs {
 
 class Gemm {
  public:
-  Gemm(void* workspace, size_t workspace_bytes, bool tune = false);
+  static constexpr int32_t kNeverTune = INT32_MAX;
+  Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m = kNeverTune);
   ~Gemm();
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
 
   void run(const GemmArgs& a, cudaStream_t stream);
-  bool tuning() const { return tune_; }
+  // Whether a GEMM of `m` rows is timed on its first use.
+  bool tunes(int32_t m) const { return m >= tune_from_m_; }
   static std::string version();
 
  private:
@@ -54,7 +58,7 @@ class Gemm {
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;
-  bool tune_ = false;
+  int32_t tune_from_m_ = kNeverTune;
   std::map<std::tuple<int32_t, int32_t, int32_t, int>, Plan> plans_;
 };
 
