@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Sums an `ncu --csv --metrics gpu__time_duration.sum` log per kernel name and prints the top N.
 
+Only the last forward is counted: the rows from the last embedding kernel on (a bench run with one
+warm-up forward profiles that forward too, and the first forward of a large bucket also times its
+GEMM candidates).
+
 usage: ncu_summary.py NCU_CSV SHAPE [TOP]   (used by run_gpu_suite.sh and run_ab_suite.sh)
 """
 import collections
@@ -14,6 +18,9 @@ rows = [r for r in csv.reader(open(path)) if len(r) > 5]
 at = next(i for i, r in enumerate(rows) if "Kernel Name" in r)  # bench's own JSON lines come first
 hdr, rows = rows[at], rows[at + 1:]
 ki, vi = hdr.index("Kernel Name"), hdr.index("Metric Value")
+starts = [i for i, r in enumerate(rows) if "embed_ln_kernel" in r[ki]]
+if starts:
+    rows = rows[starts[-1]:]
 ui = hdr.index("Metric Unit") if "Metric Unit" in hdr else None
 tot, cnt = collections.Counter(), collections.Counter()
 for r in rows:

@@ -131,7 +131,7 @@ if has profile; then
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   for shp in ${LAYA_PROFILE_SHAPES:-16x512 1x48}; do
     timeout 40 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
-      $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 0 --iters 1 \
+      $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 1 --iters 1 \
       > /tmp/ncu_$shp.csv 2>/dev/null
     log "ncu $shp rc=$?"
     python3 scripts/gpu/ncu_summary.py /tmp/ncu_$shp.csv $shp 12 | tee -a "$OUT/profile.txt"

@@ -47,7 +47,7 @@ if has profile; then
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   for shp in 1x48 16x512; do
     timeout 120 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
-      $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 0 --iters 1 \
+      $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 1 --iters 1 \
       > /tmp/ncu_$shp.csv 2>>"$OUT/summary.txt"
     log "ncu $shp rc=$?"
     python3 scripts/gpu/ncu_summary.py /tmp/ncu_$shp.csv $shp 14 | tee -a "$OUT/profile.txt"

@@ -7,14 +7,13 @@ namespace laya::cuda {
 
 namespace {
 
-// 8 columns per thread (16-byte loads and stores); inter is a multiple of 8.
+// 8 columns per thread (16-byte loads and stores); inter is a multiple of 8. One grid row per
+// token (blockIdx.y), so no thread divides to find its row.
 __global__ void geglu_kernel(GegluParams p) {
   dev::pdl_prologue();
-  const int chunks = p.inter / 8;
-  const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (idx >= static_cast<int64_t>(p.rows) * chunks) return;
-  const int64_t r = idx / chunks;
-  const int c = static_cast<int>(idx % chunks) * 8;
+  const int c = (static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x)) * 8;
+  if (c >= p.inter) return;
+  const int64_t r = blockIdx.y;
   const __nv_bfloat16* row = p.up + r * 2 * p.inter;
   uint4 av = *reinterpret_cast<const uint4*>(row + c);
   const uint4 gv = *reinterpret_cast<const uint4*>(row + p.inter + c);
@@ -40,9 +39,12 @@ __global__ void gelu_kernel(GeluParams p) {
 void launch_geglu(const GegluParams& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.up && p.out && p.rows >= 0 && p.inter > 0 && p.inter % 8 == 0, ErrorKind::internal,
                "geglu: bad parameters (inter {} must be a multiple of 8)", p.inter);
-  const int64_t n = static_cast<int64_t>(p.rows) * (p.inter / 8);
-  if (n == 0) return;
-  launch_kernel(geglu_kernel, static_cast<unsigned>((n + 255) / 256), 256, stream, true, p);
+  LAYA_REQUIRE(p.rows <= 65535, ErrorKind::internal, "geglu: {} rows exceed the grid's y limit", p.rows);
+  if (p.rows == 0) return;
+  constexpr int kThreads = 128;
+  const int chunks = p.inter / 8;
+  launch_kernel(geglu_kernel, dim3(static_cast<unsigned>((chunks + kThreads - 1) / kThreads), static_cast<unsigned>(p.rows)),
+                dim3(kThreads), stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

@@ -9,20 +9,19 @@ namespace laya::cuda {
 
 namespace {
 
-// One thread per (token, part, head, 8-dim chunk): 16-byte loads of dims [8c, 8c+8) and
+// One thread per (token, part, head, 8-dim chunk): threadIdx.x walks (part, head, chunk) of one
+// token, threadIdx.y the tokens of the block (no divisions). 16-byte loads of dims [8c, 8c+8) and
 // [32+8c, 32+8c+8), float4 table reads; per element the same fp32 arithmetic as before
 // (x1*c - x2*s, x2*c + x1*s, unfused, one bf16 rounding), so results are bitwise unchanged.
 __global__ void rope_kernel(RopeParams p) {
   dev::pdl_prologue();
-  const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int parts = p.k_only ? 1 : 2;
-  const int64_t per_token = static_cast<int64_t>(parts) * p.heads * 4;
-  if (idx >= per_token * p.tokens) return;
-  const int t = static_cast<int>(idx / per_token);
-  const int rem = static_cast<int>(idx % per_token);
+  const int t = static_cast<int>(blockIdx.x) * blockDim.y + static_cast<int>(threadIdx.y);
+  if (t >= p.tokens) return;
+  const int rem = static_cast<int>(threadIdx.x);
   const int c = rem & 3;
-  const int head = (rem >> 2) % p.heads;
-  const int which = (p.k_only ? 1 : 0) + (rem >> 2) / p.heads;  // 0 = q, 1 = k
+  const int slot = rem >> 2;  // part * heads + head
+  const int which = p.k_only ? 1 : (slot >= p.heads ? 1 : 0);  // 0 = q, 1 = k
+  const int head = slot >= p.heads ? slot - p.heads : slot;
   int pos = p.pos[t];
   pos = pos < 0 ? 0 : (pos >= p.table_len ? p.table_len - 1 : pos);
   __nv_bfloat16* base = p.qkv + static_cast<size_t>(t) * 3 * p.heads * 64 + static_cast<size_t>(which) * p.heads * 64 + head * 64;
@@ -56,8 +55,11 @@ void launch_rope(const RopeParams& p, cudaStream_t stream) {
                    reinterpret_cast<uintptr_t>(p.sin) % 16 == 0,
                ErrorKind::internal, "rope: buffers must be 16-byte aligned");
   if (p.tokens == 0) return;
-  const int64_t n = static_cast<int64_t>(p.tokens) * (p.k_only ? 1 : 2) * p.heads * 4;
-  launch_kernel(rope_kernel, static_cast<unsigned>((n + 255) / 256), 256, stream, true, p);
+  const int per_token = (p.k_only ? 1 : 2) * p.heads * 4;
+  LAYA_REQUIRE(per_token <= 256, ErrorKind::internal, "rope: {} heads unsupported (at most 32)", p.heads);
+  const int tokens_per_block = 256 / per_token;
+  launch_kernel(rope_kernel, dim3(static_cast<unsigned>((p.tokens + tokens_per_block - 1) / tokens_per_block)),
+                dim3(static_cast<unsigned>(per_token), static_cast<unsigned>(tokens_per_block)), stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
