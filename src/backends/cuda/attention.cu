@@ -166,20 +166,21 @@ __device__ __forceinline__ void load_pair(__nv_bfloat16* dst, const __nv_bfloat1
 // first validated with).
 constexpr float kLog2e = 1.4426950408889634f;
 
-// kWarps: 4 (64-query tiles, the default) or 8 (128-query tiles, LAYA_CUDA_ATTN_TILE128).
-// kBlocks: CTAs per SM the register budget is set for (4: <= 128 registers; 5: <= 96, a few
-// spilled; LAYA_CUDA_ATTN_BLOCKS=5, experiment). Shared memory is dynamic: 2 K and 2 V tiles (the
-// queries go straight to registers), 36 KB, so 6 CTAs fit.
-constexpr size_t kAttnSmemBytes = static_cast<size_t>(4 * 64) * kStride * sizeof(__nv_bfloat16);
+// kWarps: 4 (64-query tiles, the default) or 8 (128-query tiles, LAYA_CUDA_ATTN_TILE128); <= 128
+// registers per thread either way. Shared memory is dynamic: q tile, then 2 K and 2 V tiles.
+template <int kWarps>
+constexpr size_t attention_smem_bytes() {
+  return static_cast<size_t>(16 * kWarps + 4 * 64) * kStride * sizeof(__nv_bfloat16);
+}
 
-template <int kWarps, bool kRopeK, bool kExp2, int kBlocks>
-__global__ void __launch_bounds__(32 * kWarps, kBlocks) attention_mma_kernel(AttentionParams p) {
+template <int kWarps, bool kRopeK, bool kExp2>
+__global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mma_kernel(AttentionParams p) {
   constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps;
   dev::pdl_prologue();
   extern __shared__ __align__(16) unsigned char attn_smem[];
-  auto ks = reinterpret_cast<__nv_bfloat16(*)[64 * kStride]>(attn_smem);
-  auto vs = reinterpret_cast<__nv_bfloat16(*)[64 * kStride]>(reinterpret_cast<__nv_bfloat16*>(attn_smem) +
-                                                            2 * 64 * kStride);
+  __nv_bfloat16* qs = reinterpret_cast<__nv_bfloat16*>(attn_smem);
+  auto ks = reinterpret_cast<__nv_bfloat16(*)[64 * kStride]>(qs + kBQ * kStride);
+  auto vs = reinterpret_cast<__nv_bfloat16(*)[64 * kStride]>(qs + kBQ * kStride + 2 * 64 * kStride);
   const int tile = blockIdx.x;
   const int head = blockIdx.y;
   const int row = p.tiles[2 * tile];
@@ -223,6 +224,11 @@ __global__ void __launch_bounds__(32 * kWarps, kBlocks) attention_mma_kernel(Att
   };
   // The first K/V tile is requested before the queries are loaded, so the two overlap.
   if (lo < hi) stage(0, lo);
+  for (int i = tid; i < kBQ * 4; i += kThreads) {
+    const int r = i >> 2, c = i & 3;
+    const int t = q0 + r;
+    load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);
+  }
   const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
   // The keys each of them may attend to: [key_lo, key_hi] (every key of the loop is >= lo).
   const int key_lo_a = p.window < 0 ? lo : qa - p.window, key_lo_b = p.window < 0 ? lo : qb - p.window;
@@ -232,51 +238,15 @@ __global__ void __launch_bounds__(32 * kWarps, kBlocks) attention_mma_kernel(Att
 #pragma unroll
   for (int n = 0; n < 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
   float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
-  // The A fragments of Q come straight from global memory: this thread's rows qa and qb, dims
-  // kk*16 + 2*tig (+1) and +8 (+9). Dims d < 32 (kk 0, 1) and d + 32 (kk 2, 3) land in the same
-  // thread, so RoPE rotates them in registers with load_pair's arithmetic; rows past the row end
-  // are zero.
   uint32_t qf[4][4];
-  {
-    float x[2][4][4];  // [row a, b][kk][dims 2*tig, +1, +8, +9]
+  __syncthreads();
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int t = h == 0 ? qa : qb;
-      const bool ok = t < re;
-      const __nv_bfloat16* src = p.qkv + static_cast<size_t>(ok ? t : rs) * ld + qoff + tig * 2;
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        float2 v0 = make_float2(0.f, 0.f), v1 = make_float2(0.f, 0.f);
-        if (ok) {
-          v0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(src + kk * 16));
-          v1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(src + kk * 16 + 8));
-        }
-        x[h][kk][0] = v0.x;
-        x[h][kk][1] = v0.y;
-        x[h][kk][2] = v1.x;
-        x[h][kk][3] = v1.y;
-      }
-      if (ok && p.rope_cos != nullptr) {
-        const int pos = min(t - rs, tmax);
-#pragma unroll
-        for (int kk = 0; kk < 2; ++kk)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int d = kk * 16 + tig * 2 + (e & 1) + (e >> 1) * 8;
-            const float cs = p.rope_cos[pos * 32 + d], sn = p.rope_sin[pos * 32 + d];
-            const float x1 = x[h][kk][e], x2 = x[h][kk + 2][e];
-            x[h][kk][e] = dev::bf16_round(__fadd_rn(__fmul_rn(x1, cs), __fmul_rn(-x2, sn)));
-            x[h][kk + 2][e] = dev::bf16_round(__fadd_rn(__fmul_rn(x2, cs), __fmul_rn(x1, sn)));
-          }
-      }
-    }
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
-      qf[kk][0] = pack_bf16(x[0][kk][0], x[0][kk][1]);
-      qf[kk][1] = pack_bf16(x[1][kk][0], x[1][kk][1]);
-      qf[kk][2] = pack_bf16(x[0][kk][2], x[0][kk][3]);
-      qf[kk][3] = pack_bf16(x[1][kk][2], x[1][kk][3]);
-    }
+  for (int kk = 0; kk < 4; ++kk) {
+    const __nv_bfloat16* base = &qs[(warp * 16 + g) * kStride + kk * 16 + tig * 2];
+    qf[kk][0] = *reinterpret_cast<const uint32_t*>(base);
+    qf[kk][1] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride);
+    qf[kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
+    qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
   }
   int buf = 0;
   for (int kb = lo; kb < hi; kb += 64, buf ^= 1) {
@@ -451,40 +421,25 @@ __global__ void __launch_bounds__(32 * kWarps, kBlocks) attention_mma_kernel(Att
   }
 }
 
-// LAYA_CUDA_ATTN_BLOCKS=5 (experiment, read once): the 64-query kernel compiled for 5 CTAs per SM.
-bool five_blocks() {
-  static const bool on = [] {
-    const char* v = std::getenv("LAYA_CUDA_ATTN_BLOCKS");
-    return v != nullptr && v[0] == '5';
-  }();
-  return on;
-}
-
-template <int kWarps, bool kRopeK, bool kExp2, int kBlocks>
+template <int kWarps, bool kRopeK, bool kExp2>
 void launch_mma_variant(const AttentionParams& p, dim3 grid, cudaStream_t stream) {
-  static_assert(kAttnSmemBytes <= 48 * 1024, "attention shared memory must fit the default limit");
-  launch_kernel_smem(attention_mma_kernel<kWarps, kRopeK, kExp2, kBlocks>, grid, dim3(32 * kWarps), kAttnSmemBytes,
-                     stream, true, p);
-}
-
-template <int kWarps, int kBlocks>
-void launch_mma_blocks(const AttentionParams& p, dim3 grid, bool exp2, cudaStream_t stream) {
-  const bool rope_k = p.rope_cos != nullptr && !p.k_rotated;
-  if (rope_k)
-    exp2 ? launch_mma_variant<kWarps, true, true, kBlocks>(p, grid, stream)
-         : launch_mma_variant<kWarps, true, false, kBlocks>(p, grid, stream);
-  else
-    exp2 ? launch_mma_variant<kWarps, false, true, kBlocks>(p, grid, stream)
-         : launch_mma_variant<kWarps, false, false, kBlocks>(p, grid, stream);
+  constexpr size_t smem = attention_smem_bytes<kWarps>();
+  if constexpr (smem > 48 * 1024) {
+    // Opt in once per kernel (not a stream operation: allowed while a graph is being captured).
+    static const cudaError_t opted = cudaFuncSetAttribute(attention_mma_kernel<kWarps, kRopeK, kExp2>,
+                                                          cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    LAYA_CUDA_CHECK(opted);
+  }
+  launch_kernel_smem(attention_mma_kernel<kWarps, kRopeK, kExp2>, grid, dim3(32 * kWarps), smem, stream, true, p);
 }
 
 template <int kWarps>
 void launch_mma(const AttentionParams& p, dim3 grid, bool exp2, cudaStream_t stream) {
-  if constexpr (kWarps == 4) {
-    five_blocks() ? launch_mma_blocks<4, 5>(p, grid, exp2, stream) : launch_mma_blocks<4, 4>(p, grid, exp2, stream);
-  } else {
-    launch_mma_blocks<kWarps, 2>(p, grid, exp2, stream);
-  }
+  const bool rope_k = p.rope_cos != nullptr && !p.k_rotated;
+  if (rope_k)
+    exp2 ? launch_mma_variant<kWarps, true, true>(p, grid, stream) : launch_mma_variant<kWarps, true, false>(p, grid, stream);
+  else
+    exp2 ? launch_mma_variant<kWarps, false, true>(p, grid, stream) : launch_mma_variant<kWarps, false, false>(p, grid, stream);
 }
 
 }  // namespace
