@@ -43,8 +43,8 @@ void launch_geglu(const GegluParams& p, cudaStream_t stream) {
   if (p.rows == 0) return;
   constexpr int kThreads = 128;
   const int chunks = p.inter / 8;
-  launch_kernel(geglu_kernel, dim3(static_cast<unsigned>((chunks + kThreads - 1) / kThreads), static_cast<unsigned>(p.rows)),
-                dim3(kThreads), stream, true, p);
+  const dim3 grid(static_cast<unsigned>((chunks + kThreads - 1) / kThreads), static_cast<unsigned>(p.rows));
+  launch_kernel(geglu_kernel, grid, dim3(kThreads), stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

@@ -124,7 +124,8 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm_kernel(SkinnyGemmParams 
 #pragma unroll
     for (int ks = 0; ks < kT / 16; ++ks) {
       uint32_t b[4];  // n 0-7 / k 0-7, n 0-7 / k 8-15, n 8-15 / k 0-7, n 8-15 / k 8-15 of this warp's 16 columns
-      dev::ldmatrix_x4(b, w_tile + skinny::swz(warp * 16 + (lane & 7) + ((lane >> 4) << 3), ks * 2 + ((lane >> 3) & 1)));
+      const int w_row = warp * 16 + (lane & 7) + ((lane >> 4) << 3);
+      dev::ldmatrix_x4(b, w_tile + skinny::swz(w_row, ks * 2 + ((lane >> 3) & 1)));
 #pragma unroll
       for (int f = 0; f < MF; ++f) {
         uint32_t a[4];
@@ -205,24 +206,37 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm_kernel(SkinnyGemmParams 
 #endif
 }
 
+// The launch configuration of the kernel: CTAs of kThreads threads and kSmemBytes of shared
+// memory, clusters of `cluster_y` CTAs along y, optionally Programmatic Dependent Launch. Not
+// copyable: cfg.attrs points into the object.
+struct ClusterLaunch {
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[2]{};
+  ClusterLaunch(dim3 grid, int cluster_y, cudaStream_t stream, bool pdl) {
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = kSmemBytes;
+    cfg.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 1;
+    attr[0].val.clusterDim.y = static_cast<unsigned>(cluster_y);
+    attr[0].val.clusterDim.z = 1;
+    attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[1].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = pdl ? 2 : 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 template <int MF>
 void launch_mf(const SkinnyGemmParams& p, const SkinnyPlan& plan, cudaStream_t stream) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(plan.n_tiles), static_cast<unsigned>(plan.splits),
-                     static_cast<unsigned>(plan.m_tiles));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = kSmemBytes;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[2];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 1;
-  attr[0].val.clusterDim.y = static_cast<unsigned>(plan.splits);
-  attr[0].val.clusterDim.z = 1;
-  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[1].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl_enabled() && stream != nullptr ? 2 : 1;  // PDL only on the engine's own stream
-  LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, skinny_gemm_kernel<MF>, p, plan.k_chunks));
+  const dim3 grid(static_cast<unsigned>(plan.n_tiles), static_cast<unsigned>(plan.splits),
+                  static_cast<unsigned>(plan.m_tiles));
+  // PDL only on the engine's own stream (as launch_kernel does).
+  ClusterLaunch launch(grid, plan.splits, stream, pdl_enabled() && stream != nullptr);
+  LAYA_CUDA_CHECK(cudaLaunchKernelEx(&launch.cfg, skinny_gemm_kernel<MF>, p, plan.k_chunks));
 }
 
 // Resident clusters of each size (index = cluster size), measured once by prepare_kernels().
@@ -247,19 +261,9 @@ bool prepare_kernels() {
   // How many clusters of each size can be resident at once (a plan keeps its clusters within one
   // wave); the largest must be schedulable at all (a GPU partition could forbid it).
   for (int size = 1; size <= kSkinnyMaxSplits && ok; ++size) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(1, static_cast<unsigned>(size), 1);
-    cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = kSmemBytes;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 1;
-    attr[0].val.clusterDim.y = static_cast<unsigned>(size);
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    ClusterLaunch launch(dim3(1, static_cast<unsigned>(size), 1), size, nullptr, false);
     int clusters = 0;
-    ok = cudaOccupancyMaxActiveClusters(&clusters, skinny_gemm_kernel<4>, &cfg) == cudaSuccess && clusters > 0;
+    ok = cudaOccupancyMaxActiveClusters(&clusters, skinny_gemm_kernel<4>, &launch.cfg) == cudaSuccess && clusters > 0;
     g_max_clusters[size] = clusters;
   }
   cudaGetLastError();
