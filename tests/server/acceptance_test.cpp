@@ -88,7 +88,7 @@ TEST(Acceptance, AnswersAreByteIdenticalToDecide) {
   // Concurrently, on a server whose forwards are slowed (a sleep before each, numerics untouched) so
   // that requests queue up and share forwards: every answer must still be its own, byte for byte.
   {
-    ServerProcess slow({"--fault-inject-delay-ms", "100"});
+    ServerProcess slow({"--fault-inject-delay-ms", "300"});
     ASSERT_NE(slow.port(), 0) << slow.log_text();
     for (int round = 0; round < 2; ++round) {
       std::vector<std::future<HttpReply>> fs;
@@ -175,8 +175,11 @@ TEST(Acceptance, ErrorPaths) {
   EXPECT_EQ(http_post(s.port(), "/v1/systemone", ok, json_auth).status, 200);  // still healthy
 }
 
+// The slowed forwards below (--fault-inject-delay-ms) keep the model busy while a test queues
+// requests behind it; they are long (seconds) so that a loaded CI machine still gets every request
+// queued in time.
 TEST(Acceptance, DisconnectedClientNeverReachesTheModel) {
-  ServerProcess s({"--fault-inject-delay-ms", "400"});
+  ServerProcess s({"--fault-inject-delay-ms", "3000"});
   ASSERT_NE(s.port(), 0) << s.log_text();
   const std::string ok = read_lines(requests_file()).front();
   auto blocker = std::async(std::launch::async, [&] { return http_post(s.port(), "/v1/systemone", ok); });
@@ -196,7 +199,7 @@ TEST(Acceptance, DisconnectedClientNeverReachesTheModel) {
 }
 
 TEST(Acceptance, QueueFullIs429AndDeadlineIs504) {
-  ServerProcess s({"--queue-size", "1", "--deadline-ms", "1500", "--fault-inject-delay-ms", "600"});
+  ServerProcess s({"--queue-size", "1", "--deadline-ms", "10000", "--fault-inject-delay-ms", "3000"});
   ASSERT_NE(s.port(), 0) << s.log_text();
   const std::string ok = read_lines(requests_file()).front();
   auto running = std::async(std::launch::async, [&] { return http_post(s.port(), "/v1/systemone", ok); });
@@ -207,18 +210,19 @@ TEST(Acceptance, QueueFullIs429AndDeadlineIs504) {
   EXPECT_EQ(rejected.status, 429);
   EXPECT_EQ(rejected.header("retry-after"), "1");
   EXPECT_EQ(running.get().status, 200);
-  EXPECT_EQ(queued.get().status, 200);  // 600 + 600 ms < 1500 ms deadline
+  EXPECT_EQ(queued.get().status, 200);  // 3 + 3 s < 10 s deadline
 
-  // Three in a row at 600 ms each: the third waits past its 1500 ms deadline.
-  ServerProcess d({"--deadline-ms", "1000", "--fault-inject-delay-ms", "600"});
+  // Three in a row at 2 s per forward and a 3 s deadline, one request per forward (so a loaded
+  // machine cannot batch the first two together): only the first answers in time.
+  ServerProcess d({"--deadline-ms", "3000", "--fault-inject-delay-ms", "2000", "--max-batch-rows", "1"});
   ASSERT_NE(d.port(), 0) << d.log_text();
   std::vector<std::future<HttpReply>> fs;
   for (int i = 0; i < 3; ++i) {
     fs.push_back(std::async(std::launch::async, [&] { return http_post(d.port(), "/v1/systemone", ok); }));
     std::this_thread::sleep_for(50ms);
   }
-  // The first to arrive runs (600 ms); the second starts at ~600 ms and would end at ~1200 ms, past
-  // its deadline; the third is still queued at its deadline. Arrival order is not asserted.
+  // The first to arrive runs (2 s); the second starts at ~2 s and would end at ~4 s, past its
+  // deadline; the third is still queued at its deadline. Arrival order is not asserted.
   std::multiset<int> statuses;
   for (auto& f : fs) {
     auto r = f.get();
@@ -228,14 +232,15 @@ TEST(Acceptance, QueueFullIs429AndDeadlineIs504) {
     }
   }
   EXPECT_EQ(statuses, (std::multiset<int>{200, 504, 504}));
-  std::this_thread::sleep_for(800ms);
+  EXPECT_TRUE(wait_metrics(d.port(), {"laya_batch_requests_count 2"}));  // the second forward ends
+  std::this_thread::sleep_for(300ms);  // room for a wrong third forward to show up
   auto m = http_get(d.port(), "/metrics").body;
   // The third never reached the model: only two forwards ran.
   EXPECT_EQ(metric_line(m, "laya_batch_requests_count"), "laya_batch_requests_count 2") << m;
 }
 
 TEST(Acceptance, SigtermDrainsInFlightRequestsAndExitsZero) {
-  ServerProcess s({"--fault-inject-delay-ms", "300", "--max-batch-rows", "1"});
+  ServerProcess s({"--fault-inject-delay-ms", "1000", "--max-batch-rows", "1"});
   ASSERT_NE(s.port(), 0) << s.log_text();
   const auto requests = read_lines(requests_file());
   std::vector<std::future<HttpReply>> fs;

@@ -260,9 +260,9 @@ TEST(Server, SlowBodyIsCutOffByTheBodyTimeout) {
 TEST(Server, DisconnectedClientIsDroppedBeforeTheModel) {
   runtime::SchedulerOptions ro;
   Harness h({}, ro);
-  h.control->delay_ms = 400;
+  h.control->hold = true;  // the blocker stays in the model until released
   auto blocker = std::async(std::launch::async, [&] { return http_post(h.port(), "/v1/systemone", req(1)); });
-  ASSERT_TRUE(eventually([&] { return h.server->inflight() == 1 && h.scheduler->pending() == 0; }));  // running
+  ASSERT_TRUE(eventually([&] { return h.control->entered.load() == 1; }));  // running
   {
     HttpConnection c(h.port());
     const std::string body = req(1, 7);
@@ -271,8 +271,12 @@ TEST(Server, DisconnectedClientIsDroppedBeforeTheModel) {
     ASSERT_TRUE(eventually([&] { return h.scheduler->queue_depth() == 1; }));
     c.close();  // gone while queued
   }
+  ASSERT_TRUE(eventually([&] {  // the server has seen the disconnect
+    return http_get(h.port(), "/metrics").body.find(R"(laya_requests_dropped_total{reason="disconnected"} 1)") !=
+           std::string::npos;
+  }));
+  h.control->hold = false;
   EXPECT_EQ(blocker.get().status, 200);
-  h.control->delay_ms = 0;
   EXPECT_EQ(http_post(h.port(), "/v1/systemone", req(1)).status, 200);
   EXPECT_EQ(h.control->forwards.load(), 2);  // the blocker and the last one, never the dropped one
   auto m = http_get(h.port(), "/metrics").body;
@@ -284,15 +288,16 @@ TEST(Server, FullQueueAnswers429WithRetryAfter) {
   runtime::SchedulerOptions ro;
   ro.queue_capacity = 1;
   Harness h({}, ro);
-  h.control->delay_ms = 500;
+  h.control->hold = true;
   auto running = std::async(std::launch::async, [&] { return http_post(h.port(), "/v1/systemone", req(1)); });
-  ASSERT_TRUE(eventually([&] { return h.server->inflight() == 1 && h.scheduler->pending() == 0; }));  // running
+  ASSERT_TRUE(eventually([&] { return h.control->entered.load() == 1; }));  // running
   auto queued = std::async(std::launch::async, [&] { return http_post(h.port(), "/v1/systemone", req(1)); });
   ASSERT_TRUE(eventually([&] { return h.scheduler->queue_depth() == 1; }));
   auto rejected = http_post(h.port(), "/v1/systemone", req(1));
   EXPECT_EQ(rejected.status, 429);
   EXPECT_EQ(rejected.header("retry-after"), "1");
   EXPECT_EQ(rejected.body, R"({"detail":"server overloaded, retry later"})");
+  h.control->hold = false;
   EXPECT_EQ(running.get().status, 200);
   EXPECT_EQ(queued.get().status, 200);
 }
@@ -301,15 +306,17 @@ TEST(Server, DeadlineExceededIs504AndNeverReachesTheModel) {
   ServerOptions so;
   so.deadline = 200ms;
   Harness h(so);
-  h.control->delay_ms = 600;
+  h.control->hold = true;  // the first request's forward lasts until released, past every deadline
   auto first = std::async(std::launch::async, [&] { return http_post(h.port(), "/v1/systemone", req(1)); });
-  ASSERT_TRUE(eventually([&] { return h.server->inflight() == 1 && h.scheduler->pending() == 0; }));  // running
+  ASSERT_TRUE(eventually([&] { return h.control->entered.load() == 1; }));  // running
   auto second = http_post(h.port(), "/v1/systemone", req(1));
   EXPECT_EQ(second.status, 504);
   EXPECT_EQ(second.body, R"({"detail":"deadline exceeded"})");
   EXPECT_EQ(first.get().status, 504);  // its model run outlasted the deadline too
-  std::this_thread::sleep_for(700ms);
-  EXPECT_EQ(h.control->forwards.load(), 1);
+  h.control->hold = false;
+  ASSERT_TRUE(eventually([&] { return h.control->forwards.load() == 1; }));
+  std::this_thread::sleep_for(200ms);  // room for a wrong second forward to show up
+  EXPECT_EQ(h.control->entered.load(), 1);
 }
 
 TEST(Server, InjectedEngineFailureGives500ThenRecovers) {
@@ -327,11 +334,13 @@ TEST(Server, InjectedEngineFailureGives500ThenRecovers) {
 
 TEST(Server, ConcurrentRequestsShareForwards) {
   Harness h;
-  h.control->delay_ms = 100;
+  h.control->hold = true;  // the first forward waits until all 12 requests are in
   std::vector<std::future<HttpReply>> fs;
   for (int i = 0; i < 12; ++i) {
     fs.push_back(std::async(std::launch::async, [&, i] { return http_post(h.port(), "/v1/systemone", req(1 + i % 3, 100 * i)); }));
   }
+  ASSERT_TRUE(eventually([&] { return h.server->inflight() == 12; }));
+  h.control->hold = false;
   for (int i = 0; i < 12; ++i) {
     auto r = fs[static_cast<size_t>(i)].get();
     ASSERT_EQ(r.status, 200);
@@ -358,7 +367,7 @@ TEST(Server, BatchRouteAnswersInOrder) {
 
 TEST(Server, DrainFinishesInFlightAndRefusesNewWork) {
   Harness h;
-  h.control->delay_ms = 300;
+  h.control->hold = true;
   std::vector<std::future<HttpReply>> fs;
   for (int i = 0; i < 4; ++i) fs.push_back(std::async(std::launch::async, [&] { return http_post(h.port(), "/v1/systemone", req(1)); }));
   ASSERT_TRUE(eventually([&] { return h.server->inflight() == 4; }));
@@ -372,6 +381,7 @@ TEST(Server, DrainFinishesInFlightAndRefusesNewWork) {
   std::this_thread::sleep_for(50ms);
   EXPECT_EQ(http_get(h.port(), "/ready").status, 0);  // no new connections
   EXPECT_EQ(kept.send(s).status, 503);
+  h.control->hold = false;
   EXPECT_TRUE(h.server->wait_inflight(runtime::Clock::now() + 10s));
   for (auto& f : fs) EXPECT_EQ(f.get().status, 200);
 }
