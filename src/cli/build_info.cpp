@@ -38,4 +38,15 @@ std::string build_description() {
   return out;
 }
 
+std::vector<std::string> build_description_lines() {
+  const std::string all = build_description();
+  std::vector<std::string> lines;
+  for (std::size_t start = 0, end; start < all.size(); start = end + 1) {
+    end = all.find('\n', start);
+    if (end == std::string::npos) end = all.size();
+    if (end > start) lines.push_back(all.substr(start, end - start));
+  }
+  return lines;
+}
+
 }  // namespace laya::cli

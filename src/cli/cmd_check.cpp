@@ -86,12 +86,7 @@ int run_check(const CheckArgs& a) {
   for (const auto& w : v.warnings) fmt::print("warning: {}\n", w);
   // What this binary can run the checkpoint with (backends, CUDA arches and library versions).
   fmt::print("engine build:\n");
-  const std::string build = build_description();
-  for (std::size_t start = 0, end; start < build.size(); start = end + 1) {
-    end = build.find('\n', start);
-    if (end == std::string::npos) end = build.size();
-    if (end > start) fmt::print("  {}\n", build.substr(start, end - start));
-  }
+  for (const auto& line : build_description_lines()) fmt::print("  {}\n", line);
   if (ok) {
     fmt::print("result: OK\n");
     return 0;

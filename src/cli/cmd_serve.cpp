@@ -183,6 +183,10 @@ int run_serve(const ServeArgs& a, bool backend_given) {
     (void)p->render(r.logits, r.act_logits, r.n_act);
   };
   const checkpoint::Checkpoint& ckpt = *model.checkpoint;
+  // What this binary was built with (compiled CUDA architectures, CUDA and cuBLASLt versions,
+  // libraries), before the backend starts: a start-up failure is then read against it.
+  for (const auto& line : build_description_lines())
+    std::fprintf(stderr, "laya-engine serve: build: %s\n", line.c_str());
   runtime::Scheduler scheduler([&ckpt, bo] { return make_backend(ckpt, bo); }, so);
   const auto t_load = std::chrono::steady_clock::now();
   scheduler.start();

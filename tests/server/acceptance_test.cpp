@@ -274,6 +274,8 @@ TEST(Acceptance, InfoAndHealthDescribeTheServer) {
   ServerProcess s({});
   ASSERT_NE(s.port(), 0) << s.log_text();
   EXPECT_NE(s.log_text().find("DEMO checkpoint"), std::string::npos);
+  // What the binary was built with, at start-up and in /info.
+  EXPECT_NE(s.log_text().find("laya-engine serve: build: backends: cpu"), std::string::npos) << s.log_text();
   auto h = http_get(s.port(), "/health");
   EXPECT_EQ(h.status, 200);
   auto hj = nlohmann::json::parse(h.body);
@@ -283,6 +285,7 @@ TEST(Acceptance, InfoAndHealthDescribeTheServer) {
   EXPECT_EQ(info["backend"], "cpu");
   EXPECT_EQ(info["state"], "ready");
   EXPECT_EQ(info["limits"]["max_questions"], 64);
+  EXPECT_NE(info["build"].get<std::string>().find("backends: cpu"), std::string::npos);
 }
 
 }  // namespace
