@@ -35,6 +35,7 @@ constexpr int32_t kRotateKOnceTokens = 256;
 // GEMMs over at least this many rows pick their cuBLASLt algorithm by timing (see gemm.h);
 // LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never).
 constexpr int32_t kTuneFromRows = 4096;
+constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 
 int32_t env_int(const char* name, int32_t fallback) {
   const char* v = std::getenv(name);
@@ -45,7 +46,6 @@ int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
   return v > 0 ? v : Gemm::kNeverTune;  // 0: never
 }
-constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 
 int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
 
