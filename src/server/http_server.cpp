@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -520,10 +522,28 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
+  // Half-close after the last response, then read and discard what the client still sends (at most
+  // kLingerBytes, for at most kLingerTime) before closing: a socket closed with unread input is
+  // reset, and the reset can destroy the response in the client's buffers or fail the client's
+  // pending write (a 413 answered before the body was read). The request is accounted as finished
+  // at once.
   void shutdown() {
+    finish_request();
+    idle_timer_.cancel();
+    deadline_timer_.cancel();
     boost::system::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-    close();
+    if (ec) return close();
+    stream_.expires_after(kLingerTime);  // one budget for the whole drain
+    linger(kLingerBytes);
+  }
+
+  void linger(size_t budget) {
+    stream_.async_read_some(net::buffer(linger_buf_),
+                            [self = shared_from_this(), budget](beast::error_code ec, size_t n) {
+                              if (ec || n >= budget) return self->close();
+                              self->linger(budget - n);
+                            });
   }
 
   void close() {
@@ -547,6 +567,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool force_close_ = false;
   bool retry_after_ = false;
   bool counted_ = false;
+  static constexpr size_t kLingerBytes = size_t{1} << 20;
+  static constexpr std::chrono::milliseconds kLingerTime{1000};
+  std::array<char, 4096> linger_buf_{};
 };
 
 }  // namespace
