@@ -247,8 +247,12 @@ TEST(Acceptance, SigtermDrainsInFlightRequestsAndExitsZero) {
   for (int i = 0; i < 4; ++i) fs.push_back(std::async(std::launch::async, [&] { return http_post(s.port(), "/v1/systemone", requests[0]); }));
   ASSERT_TRUE(wait_metrics(s.port(), {"laya_inflight_requests 4"}));
   s.signal(SIGTERM);
-  std::this_thread::sleep_for(100ms);
-  EXPECT_EQ(http_get(s.port(), "/ready").status, 0);  // the listener is closed
+  bool listener_closed = false;  // polled: the signal is handled asynchronously
+  for (int i = 0; i < 500 && !listener_closed; ++i) {
+    listener_closed = http_get(s.port(), "/ready").status == 0;
+    if (!listener_closed) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(listener_closed);
   for (auto& f : fs) EXPECT_EQ(f.get().status, 200);
   EXPECT_EQ(s.wait_exit(10s), 0) << s.log_text();
 }

@@ -378,8 +378,7 @@ TEST(Server, DrainFinishesInFlightAndRefusesNewWork) {
   s.headers = {};
   EXPECT_EQ(kept.send(s).status, 200);
   h.server->begin_drain();
-  std::this_thread::sleep_for(50ms);
-  EXPECT_EQ(http_get(h.port(), "/ready").status, 0);  // no new connections
+  EXPECT_TRUE(eventually([&] { return http_get(h.port(), "/ready").status == 0; }));  // no new connections
   EXPECT_EQ(kept.send(s).status, 503);
   h.control->hold = false;
   EXPECT_TRUE(h.server->wait_inflight(runtime::Clock::now() + 10s));
