@@ -19,24 +19,15 @@
 #                         build, e.g. "noskinny:LAYA_CUDA_SKINNY_MAX_M=0 pdl:LAYA_CUDA_PDL=1,LAYA_CUDA_SKINNY_MAX_M=64";
 #      LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30), LAYA_BENCH_ROUNDS (2), LAYA_PROFILE_SHAPES
 #      ("16x512 1x48"), LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (80).
-set -u
-OUT=${OUT:-/tmp/laya-gpu-out}
-mkdir -p "$OUT"
-R=.gpu/run.sh
-X=${LAYA_GPU_UNPACK:-/tmp/laya-gpu}
 PH=${1:-tests,bench,noise,parity,profile}
-SHAPES=${LAYA_BENCH_SHAPES:-1x48,4x64,1x464,1x512,4x464,16x512}
+source "$(dirname "$0")/suite_common.sh"
 IT=${LAYA_BENCH_ITERS:-30}
 ROUNDS=${LAYA_BENCH_ROUNDS:-2}
 VARIANTS=${LAYA_AB_VARIANTS:-}
-has() { [[ ",$PH," == *",$1,"* ]]; }
-log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
-export PYTHONUNBUFFERED=1
 S="$OUT/summary.txt"
 
 log "ab suite start, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv; nproc; } > "$OUT/gpu.txt" 2>&1
-$R laya-engine version >> "$OUT/gpu.txt" 2>&1
+record_machine
 head -3 "$OUT/gpu.txt" | tee -a "$S"
 EN=/tmp/ck-english
 [ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -1

@@ -11,20 +11,11 @@
 # usage: scripts/gpu/run_gpu_suite.sh [PHASES]   PHASES: comma list of tests,profile,bench,official,parity
 #        (default all; order of execution is fixed). Env: LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS,
 #        LAYA_PARITY_REQUESTS, LAYA_PARITY_MAX_TOKENS, LAYA_PARITY_TIMEOUT.
-set -u
-OUT=${OUT:-/tmp/laya-gpu-out}
-mkdir -p "$OUT"
-R=.gpu/run.sh
-X=${LAYA_GPU_UNPACK:-/tmp/laya-gpu}
 PH=${1:-tests,profile,bench,official,parity}
-SHAPES=${LAYA_BENCH_SHAPES:-1x48,4x64,1x464,1x512,4x464,16x512}
-has() { [[ ",$PH," == *",$1,"* ]]; }
-log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
-export PYTHONUNBUFFERED=1
+source "$(dirname "$0")/suite_common.sh"
 
 log "suite start, phases $PH, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv; nproc; } > "$OUT/gpu.txt" 2>&1
-$R laya-engine version >> "$OUT/gpu.txt" 2>&1
+record_machine
 cat "$OUT/gpu.txt"
 
 EN=/tmp/ck-english TD=/tmp/ck-typed

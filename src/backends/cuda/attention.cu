@@ -329,23 +329,32 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
     mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
     mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
     mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
-    uint32_t pf[4][4];
+    // Rescale what was accumulated under the old running max, then the tile's probabilities.
+    float corr_a, corr_b, base_a = 0.f, base_b = 0.f;
+    const float sl = p.scale * kLog2e;
     if constexpr (kExp2) {
       // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
-      const float sl = p.scale * kLog2e;
-      const float base_a = mx_a == -INFINITY ? 0.f : mx_a * sl, base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
-      const float corr_a = exp2f(fmaf(m_a, sl, -base_a)), corr_b = exp2f(fmaf(m_b, sl, -base_b));
-      m_a = mx_a;
-      m_b = mx_b;
-      l_a *= corr_a;
-      l_b *= corr_b;
+      base_a = mx_a == -INFINITY ? 0.f : mx_a * sl;
+      base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
+      corr_a = exp2f(fmaf(m_a, sl, -base_a));
+      corr_b = exp2f(fmaf(m_b, sl, -base_b));
+    } else {
+      corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
+      corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
+    }
+    m_a = mx_a;
+    m_b = mx_b;
+    l_a *= corr_a;
+    l_b *= corr_b;
 #pragma unroll
-      for (int n = 0; n < 8; ++n) {
-        o[n][0] *= corr_a;
-        o[n][1] *= corr_a;
-        o[n][2] *= corr_b;
-        o[n][3] *= corr_b;
-      }
+    for (int n = 0; n < 8; ++n) {
+      o[n][0] *= corr_a;
+      o[n][1] *= corr_a;
+      o[n][2] *= corr_b;
+      o[n][3] *= corr_b;
+    }
+    uint32_t pf[4][4];
+    if constexpr (kExp2) {
       float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
 #pragma unroll
       for (int n = 0; n < 8; ++n) {
@@ -367,19 +376,6 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
       l_a += sa[0];
       l_b += sb[0];
     } else {
-      const float corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
-      const float corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
-      m_a = mx_a;
-      m_b = mx_b;
-      l_a *= corr_a;
-      l_b *= corr_b;
-#pragma unroll
-      for (int n = 0; n < 8; ++n) {
-        o[n][0] *= corr_a;
-        o[n][1] *= corr_a;
-        o[n][2] *= corr_b;
-        o[n][3] *= corr_b;
-      }
 #pragma unroll
       for (int n = 0; n < 8; ++n) {
         const float p0 = s[n][0] == -INFINITY ? 0.f : expf(s[n][0] - m_a);

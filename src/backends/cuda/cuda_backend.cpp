@@ -6,7 +6,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 
@@ -14,6 +13,7 @@
 #include "backends/cuda/attention.cuh"
 #include "backends/cuda/build_info.h"
 #include "backends/cuda/check.h"
+#include "backends/cuda/env.h"
 #include "backends/cuda/gemm.h"
 #include "backends/cuda/graph_cache.h"
 #include "backends/cuda/heads.cuh"
@@ -36,11 +36,6 @@ constexpr int32_t kRotateKOnceTokens = 256;
 // LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never).
 constexpr int32_t kTuneFromRows = 4096;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
-
-int32_t env_int(const char* name, int32_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != 0 ? std::atoi(v) : fallback;
-}
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);

@@ -239,8 +239,10 @@ void launch_mf(const SkinnyGemmParams& p, const SkinnyPlan& plan, cudaStream_t s
   LAYA_CUDA_CHECK(cudaLaunchKernelEx(&launch.cfg, skinny_gemm_kernel<MF>, p, plan.k_chunks));
 }
 
-// Resident clusters of each size (index = cluster size), measured once by prepare_kernels().
+// Measured once by prepare_kernels(): resident clusters of each size (index = cluster size) and
+// the device's SM count.
 int32_t g_max_clusters[kSkinnyMaxSplits + 1] = {};
+int g_sms = 0;
 
 bool prepare_kernels() {
   int device = 0;
@@ -250,6 +252,7 @@ bool prepare_kernels() {
     cudaGetLastError();
     return false;
   }
+  g_sms = prop.multiProcessorCount;
   bool ok = true;
   // The whole unified L1 as shared memory, so kCtasPerSm CTAs are resident on every SM (the plan
   // sizes the grid for one wave of them).
@@ -302,11 +305,8 @@ void launch_skinny_gemm(const SkinnyGemmParams& p, cudaStream_t stream) {
                ErrorKind::internal, "skinny gemm: bad parameters (M={} N={} K={})", p.m, p.n, p.k);
   LAYA_REQUIRE(skinny_gemm_available(), ErrorKind::internal, "skinny gemm: not available on this GPU");
   if (p.m == 0) return;
-  int device = 0, sms = 0;
-  LAYA_CUDA_CHECK(cudaGetDevice(&device));
-  LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const SkinnyPlan plan = plan_skinny(p.m, p.n, p.k, p.geglu, kCtasPerSm * sms, g_max_clusters);
-  if (log_enabled()) log_plan(p, plan, sms);
+  const SkinnyPlan plan = plan_skinny(p.m, p.n, p.k, p.geglu, kCtasPerSm * g_sms, g_max_clusters);
+  if (log_enabled()) log_plan(p, plan, g_sms);
   switch (plan.m_frags) {
     case 1: launch_mf<1>(p, plan, stream); break;
     case 2: launch_mf<2>(p, plan, stream); break;

@@ -1,7 +1,8 @@
 #include "backends/cuda/skinny_plan.h"
 
 #include <algorithm>
-#include <cstdlib>
+
+#include "backends/cuda/env.h"
 
 namespace laya::cuda {
 
@@ -24,10 +25,6 @@ SkinnyPlan plan_skinny(int32_t m, int32_t n_out, int32_t k, bool geglu, int32_t 
   return p;
 }
 
-int32_t skinny_max_m_from_env() {
-  const char* v = std::getenv("LAYA_CUDA_SKINNY_MAX_M");
-  if (v == nullptr || *v == 0) return kSkinnyDefaultMaxM;
-  return std::max(0, std::atoi(v));
-}
+int32_t skinny_max_m_from_env() { return std::max(0, env_int("LAYA_CUDA_SKINNY_MAX_M", kSkinnyDefaultMaxM)); }
 
 }  // namespace laya::cuda
