@@ -275,7 +275,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows());
-    skinny_max_m_ = skinny_gemm_available() ? skinny_max_m_from_env() : 0;
+    // The experiment's kernels are prepared (and the GPU checked for clusters) only when asked for.
+    skinny_max_m_ = skinny_max_m_from_env();
+    if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {

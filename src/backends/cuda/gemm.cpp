@@ -1,7 +1,7 @@
 #include "backends/cuda/gemm.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include <fmt/format.h>
