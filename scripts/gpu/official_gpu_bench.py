@@ -91,9 +91,10 @@ def compare(got, ref):
     return nrms, rel
 
 
-def noise_floor(bf16, fp32):
-    """Official bf16 autocast vs official fp32 on the same requests: the metrics the C++ parity
-    tests print (worst per-request nRMS and max|d|/max(|ref|,1), max |dp| of the per-row softmax)."""
+def noise_floor(bf16, fp32, amp):
+    """Official stock autocast (amp: its dtype, bf16 or fp16 by the checkpoint's amp_dtype) vs
+    official fp32 on the same requests: the metrics the C++ parity tests print (worst per-request
+    nRMS and max|d|/max(|ref|,1), max |dp| of the per-row softmax)."""
     w_nrms = w_rel = w_act = max_dp = 0.0
     num = den = 0.0
     for b, f in zip(bf16, fp32):
@@ -106,9 +107,9 @@ def noise_floor(bf16, fp32):
         _, ra = compare([v for row in b["act_logits"] for v in row], [v for row in f["act_logits"] for v in row])
         w_act = max(w_act, ra)
         max_dp = max(max_dp, max(abs(p - q) for p, q in zip(row_probs(b["logits"]), row_probs(f["logits"]))))
-    return ("noise floor (official bf16 autocast vs official fp32, %d requests): max |dp| %.3e, logits worst nRMS "
+    return ("noise floor (official %s autocast vs official fp32, %d requests): max |dp| %.3e, logits worst nRMS "
             "%.3e (pooled %.3e) worst max|d|/max(|ref|,1) %.3e, act logits worst max|d|/max(|ref|,1) %.3e"
-            % (len(bf16), max_dp, w_nrms, math.sqrt(num / den) if den else 0.0, w_rel, w_act))
+            % (amp, len(bf16), max_dp, w_nrms, math.sqrt(num / den) if den else 0.0, w_rel, w_act))
 
 
 def forward(agent, batch):
@@ -159,7 +160,7 @@ def main():
             modes = [("bf16", a.parity_out)] + ([("fp32", a.parity_fp32_out)] if a.parity_fp32_out else [])
             for mode, path in modes:
                 # fp32: the same model with autocast off and TF32 off (the noise-free reference);
-                # bf16: the stock path (autocast, the checkpoint's amp_dtype).
+                # "bf16": the stock path (autocast in the checkpoint's amp_dtype: bf16, or fp16).
                 amp = agent.amp_enabled
                 if mode == "fp32":
                     agent.amp_enabled = False
@@ -177,7 +178,7 @@ def main():
                 agent.amp_enabled = amp
                 print(f"wrote {len(requests)} official parity requests ({mode}) to {path}", flush=True)
             if "fp32" in outs:
-                print(noise_floor(outs["bf16"], outs["fp32"]), flush=True)
+                print(noise_floor(outs["bf16"], outs["fp32"], str(agent.dtype)), flush=True)
         for item in a.shapes.split(","):
             r, t = (int(x) for x in item.split("x"))
             batch = collate(bench_rows(agent, r, t, 1234 + r * 7919 + t), pad_id)

@@ -9,7 +9,11 @@
 #            interleaved, LAYA_BENCH_ROUNDS rounds; new eager once; new graph once per variant;
 #   noise    the official laya package on 30 english requests in bf16 autocast (stock) and fp32;
 #            ours vs each through test_gpu's ParityWithOfficialCudaPath;
-#   parity   ours vs the CPU fp32 engine on 30 full-size english requests (every intermediate);
+#   parity   ours vs the CPU fp32 engine on 30 full-size english requests (every intermediate), in
+#            both precision modes;
+#   fp16     the fp16 precision mode: bf16 and fp16 graph benches interleaved (LAYA_BENCH_ROUNDS),
+#            and the official package on an english checkpoint whose amp_dtype is fp16 (its stock
+#            path then autocasts in fp16) vs ours (--precision auto, so fp16) and vs its fp32;
 #   profile  ncu kernel summary of the new build at LAYA_PROFILE_SHAPES.
 # Results under $OUT: summary.txt (everything that matters), tests.log, bench.jsonl, noise.log,
 # parity.log, profile.txt, gpu.txt.
@@ -18,7 +22,7 @@
 # Env: LAYA_AB_VARIANTS   space-separated NAME:VAR=VALUE[,VAR=VALUE] experiment switches of the new
 #                         build, e.g. "noskinny:LAYA_CUDA_SKINNY_MAX_M=0 pdl:LAYA_CUDA_PDL=1,LAYA_CUDA_SKINNY_MAX_M=64";
 #      LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30), LAYA_BENCH_ROUNDS (2), LAYA_PROFILE_SHAPES
-#      ("16x512 1x48"), LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (80).
+#      ("16x512 1x48"), LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (200).
 PH=${1:-tests,bench,noise,parity,profile}
 source "$(dirname "$0")/suite_common.sh"
 IT=${LAYA_BENCH_ITERS:-30}
@@ -50,25 +54,18 @@ fi
 
 # 2. A/B bench
 B=$OUT/bench.jsonl
+EXTRA=()  # extra bench flags (the fp16 phase's --precision)
 bench() {  # impl-name program execution [VAR=VALUE...]
   local name=$1 prog=$2 ex=$3; shift 3
   env "$@" $R "$prog" bench --model $EN --backend cuda --execution "$ex" --shapes "$SHAPES" --warmup 20 --iters "$IT" --json \
-    2>>/tmp/bench_err.log | sed "s/^{/{\"round\":$round,\"impl\":\"$name\",/" >> "$B"
+    "${EXTRA[@]}" 2>>/tmp/bench_err.log | sed "s/^{/{\"round\":$round,\"impl\":\"$name\",/" >> "$B"
   log "bench $name round $round rc=$?"
 }
-if has bench; then
-  for round in $(seq 1 "$ROUNDS"); do
-    [ -x "$X/bin/laya-engine-base" ] && bench base-graph laya-engine-base graph
-    bench new-graph laya-engine graph
-  done
-  round=1
-  bench new-eager laya-engine eager
-  for v in $VARIANTS; do bench "new-graph-${v%%:*}" laya-engine graph $(echo "${v#*:}" | tr ',' ' '); done
-  grep -v " warning " /tmp/bench_err.log | head -20 | tee -a "$S"
-  python3 - "$B" $(for v in $VARIANTS; do echo "new-graph-${v%%:*}"; done) <<'PY' | tee -a "$S"
+summarize() {  # the mean per shape and impl of $B's rows, for the impls given, first = baseline
+  python3 - "$B" "$@" <<'PY' | tee -a "$S"
 import json, sys, collections
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-impls = ["base-graph", "new-graph", "new-eager"] + sys.argv[2:]
+impls = sys.argv[2:]
 by = collections.defaultdict(list)
 for r in rows:
     if "shape" in r and "p50_ms" in r:
@@ -81,13 +78,25 @@ for s in shapes:
         if not rs: continue
         m = lambda k: sum(r.get(k, float("nan")) for r in rs) / len(rs)
         print("%-8s %-24s %9.3f %9.3f %9.3f  rounds p50: %s" % (s, impl, m("p50_ms"), m("p95_ms"), m("device_p50_ms"), ", ".join("%.3f" % r["p50_ms"] for r in rs)))
-    a, b = by.get(("base-graph", s)), by.get(("new-graph", s))
+    a, b = by.get((impls[0], s)), by.get((impls[1], s)) if len(impls) > 1 else None
     if a and b:
         ma = sum(r["p50_ms"] for r in a) / len(a); mb = sum(r["p50_ms"] for r in b) / len(b)
-        print("%-8s new/base graph p50: %.3f (%+.3f ms)" % (s, mb / ma, mb - ma))
+        print("%-8s %s/%s p50: %.3f (%+.3f ms)" % (s, impls[1], impls[0], mb / ma, mb - ma))
 for r in rows:
-    if "device_memory_mb" in r: print("device memory in use by the engine: %.0f MB (%s)" % (r["device_memory_mb"], r.get("impl")))
+    if "device_memory_mb" in r and r.get("impl") in impls:
+        print("device memory in use by the engine: %.0f MB (%s)" % (r["device_memory_mb"], r.get("impl")))
 PY
+}
+if has bench; then
+  for round in $(seq 1 "$ROUNDS"); do
+    [ -x "$X/bin/laya-engine-base" ] && bench base-graph laya-engine-base graph
+    bench new-graph laya-engine graph
+  done
+  round=1
+  bench new-eager laya-engine eager
+  for v in $VARIANTS; do bench "new-graph-${v%%:*}" laya-engine graph $(echo "${v#*:}" | tr ',' ' '); done
+  grep -v " warning " /tmp/bench_err.log | head -20 | tee -a "$S"
+  summarize base-graph new-graph new-eager $(for v in $VARIANTS; do echo "new-graph-${v%%:*}"; done)
 fi
 
 # 3. noise floor
@@ -112,12 +121,35 @@ fi
 # 4. ours vs CPU fp32, full-size english
 if has parity; then
 LAYA_GPU_PARITY_DIRS=$EN LAYA_GPU_PARITY_REQUESTS=30 LAYA_GPU_PARITY_MAX_TOKENS=${LAYA_PARITY_MAX_TOKENS:-1024} \
-  timeout ${LAYA_PARITY_TIMEOUT:-80} $R $TG --gtest_filter=*Extra* > "$OUT/parity.log" 2>&1
+  timeout ${LAYA_PARITY_TIMEOUT:-200} $R $TG --gtest_filter=*Extra* > "$OUT/parity.log" 2>&1
 log "full-size parity vs CPU fp32 ($TG) rc=$?"
-grep -E "^\[  (PASSED|FAILED) |parity|worst|requests|nRMS" "$OUT/parity.log" | head -30 | tee -a "$S"
+grep -E "^\[  (PASSED|FAILED) |parity|worst|requests|nRMS" "$OUT/parity.log" | head -40 | tee -a "$S"
 fi
 
-# 5. profile
+# 5. the fp16 precision mode
+if has fp16; then
+  EN16=/tmp/ck-english-fp16  # the same weights (seed 1), amp_dtype fp16
+  [ -d $EN16 ] || $R laya-engine synth --layout english --seed 1 --amp-dtype fp16 $EN16 --tokenizer "$X/tokenizer" 2>&1 | tail -1
+  for round in $(seq 1 "$ROUNDS"); do
+    for prec in bf16 fp16; do EXTRA=(--precision $prec); bench "graph-$prec" laya-engine graph; done
+  done
+  EXTRA=()
+  summarize graph-bf16 graph-fp16
+  [ -d /tmp/laya-site ] || python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/fp16.log" 2>&1
+  PYTHONPATH=/tmp/laya-site timeout 90 python3 .gpu/official_gpu_bench.py --model $EN16 --shapes 1x48 --warmup 1 --iters 2 \
+    --parity-out /tmp/official16_stock.jsonl --parity-fp32-out /tmp/official16_fp32.jsonl --parity-requests 30 >> "$OUT/fp16.log" 2>&1
+  log "official fp16-autocast + fp32 dumps rc=$?"
+  grep -E "noise floor|wrote|amp" "$OUT/fp16.log" | tee -a "$S"
+  for ref in stock fp32; do
+    echo "-- ours (auto: fp16) vs official $ref on the fp16 checkpoint" | tee -a "$S" "$OUT/fp16.log"
+    LAYA_GPU_OFFICIAL_PARITY=/tmp/official16_$ref.jsonl LAYA_GPU_OFFICIAL_MODEL=$EN16 \
+      $R test_gpu --gtest_filter=*Official* >> "$OUT/fp16.log" 2>&1
+    log "ours vs official $ref rc=$? (the test's bound is max |dp| <= 0.02)"
+    grep -E "official parity" "$OUT/fp16.log" | tail -1 | tee -a "$S"
+  done
+fi
+
+# 6. profile
 if has profile; then
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   for shp in ${LAYA_PROFILE_SHAPES:-16x512 1x48}; do

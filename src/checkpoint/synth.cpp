@@ -143,7 +143,7 @@ struct Layout {
   int pad_id, bos_id, eos_id, cls_id, sep_id;
 };
 
-ojson agent_config(const std::string& layout, const Layout& l, uint64_t seed) {
+ojson agent_config(const std::string& layout, const Layout& l, uint64_t seed, const std::string& amp_dtype) {
   ojson a;
   const bool multilingual = layout == "multilingual";
   a["encoder"] = layout == "tiny" ? "laya-engine/synthetic-tiny"
@@ -154,7 +154,7 @@ ojson agent_config(const std::string& layout, const Layout& l, uint64_t seed) {
   a["max_prefixes"] = 6;
   a["act_costs"] = {{"escalate", 0.5}};
   a["cost_wrong_act"] = 3.0;
-  a["amp_dtype"] = "bf16";
+  if (!amp_dtype.empty()) a["amp_dtype"] = amp_dtype;
   a["model_name"] = layout == "typed-decisions" ? "laya-typed-decisions" : layout == "tiny" ? "laya-tiny" : "rl-agent";
   // The shipped calibration tables (spec §7.1); tiny gets an in-range table of the same shape.
   ojson english_buckets = {{"choice:3-5", 1.7601518630981445}, {"choice:6-10", 1.0000158548355103},
@@ -333,7 +333,7 @@ void write_synthetic_checkpoint(const SynthOptions& o) {
     LAYA_FAIL(ErrorKind::bad_request, "synth: --local-window {} must be even and >= 2", l.local_window);
   }
 
-  const std::string agent_text = agent_config(L, l, o.seed).dump(2) + "\n";
+  const std::string agent_text = agent_config(L, l, o.seed, o.amp_dtype).dump(2) + "\n";
   const std::string enc_text = encoder_config(l).dump(2) + "\n";
   // Validate what we are about to write with the same parser as every reader (fails early and clearly
   // on bad overrides such as max_len > 8192).

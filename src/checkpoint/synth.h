@@ -30,6 +30,9 @@ struct SynthOptions {
   int max_len = -1;       // default 128
   int head_max_len = -1;  // default 64
   bool overwrite = false; // allow writing into a non-empty directory
+  // rl_agent_config.json's amp_dtype (the shipped checkpoints say "bf16"; laya's Agent runs CUDA
+  // autocast in fp16 for anything else). Empty: the key is left out.
+  std::string amp_dtype = "bf16";
 };
 
 // Writes the checkpoint into options.out (created; must be empty or absent unless overwrite).

@@ -19,6 +19,10 @@ bool has_backend(std::string_view name) {
 }
 
 std::unique_ptr<engine::Backend> make_backend(const checkpoint::Checkpoint& ckpt, const engine::BackendOptions& options) {
+  // Checked for every backend so a typo never passes silently; the CPU backend is fp32 whatever it
+  // says (as laya's CPU path ignores amp_dtype), the CUDA backend resolves it (cuda/precision.h).
+  LAYA_REQUIRE(options.precision == "auto" || options.precision == "bf16" || options.precision == "fp16",
+               ErrorKind::bad_request, "--precision must be auto, bf16 or fp16 (got '{}')", options.precision);
   if (options.backend == "cpu") return cpu::make_cpu_backend(ckpt, options);
   if (options.backend == "cuda") {
 #ifdef LAYA_WITH_CUDA

@@ -168,6 +168,8 @@ Registration reg("bench", "Time the forward pass on synthetic rows of given shap
   sub.add_option("--iters", a->iters, "measured iterations per shape")->capture_default_str()->check(CLI::PositiveNumber);
   sub.add_flag("--json", a->json, "one JSON object per shape");
   sub.add_option("--execution", a->backend.execution, "cuda: eager | graph")->capture_default_str();
+  sub.add_option("--precision", a->backend.precision, "cuda: auto (the checkpoint's amp_dtype) | bf16 | fp16")
+      ->capture_default_str();
   sub.add_option("--graph-cache-shapes", a->backend.graph_cache_shapes, "cuda: graph cache budget in shapes (0 disables)")
       ->capture_default_str();
   sub.add_option("--graph-cache-bytes", a->backend.graph_cache_bytes, "cuda: graph cache budget in bytes")

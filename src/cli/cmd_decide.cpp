@@ -109,6 +109,8 @@ Registration reg("decide", "Answer requests (one JSON per line) with the model",
   sub.add_option("--backend", a->backend.backend, "cpu | cuda")->capture_default_str();
   sub.add_option("--device", a->backend.device, "GPU index (cuda)")->capture_default_str();
   sub.add_option("--threads", a->backend.threads, "CPU threads (0 = all cores)")->capture_default_str();
+  sub.add_option("--precision", a->backend.precision, "cuda: auto (the checkpoint's amp_dtype) | bf16 | fp16")
+      ->capture_default_str();
   sub.add_option("--input", a->input, "file with one request JSON per line (default: stdin)");
   sub.add_option("--dump", a->dump_dir, "write intermediates per request to DIR/<line>/<name>.f32");
   sub.add_option("--dump-names", a->dump_names,

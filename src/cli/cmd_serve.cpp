@@ -65,6 +65,7 @@ struct ServeArgs {
   bool verify_hash = false;
   bool extended_usage = true;
   std::string execution = "graph";
+  std::string precision = "auto";
   std::string warmup_shapes;
   int64_t fault_forward = 0;
   int fault_delay_ms = 0;
@@ -146,6 +147,7 @@ int run_serve(const ServeArgs& a, bool backend_given) {
   bo.backend = a.backend;
   bo.threads = a.threads;
   bo.execution = a.execution;
+  bo.precision = a.precision;
   bo.warmup_shapes = a.warmup_shapes;
   apply_device(a.device, bo, backend_given);
   LAYA_REQUIRE(has_backend(bo.backend), ErrorKind::bad_request, "backend '{}' is not in this binary", bo.backend);
@@ -303,6 +305,9 @@ Registration reg("serve", "Serve the official laya-serve HTTP API (POST /v1/syst
   app.add_option("--extended-usage", a->extended_usage, "usage block with laya 0.4.0's additive fields (true) or 0.3.20's two")
       ->envname("LAYA_EXTENDED_USAGE")->capture_default_str();
   app.add_option("--execution", a->execution, "cuda: eager | graph")->envname("LAYA_EXECUTION")->capture_default_str();
+  // LAYA_CUDA_AMP: the override later laya versions read for their CUDA autocast dtype.
+  app.add_option("--precision", a->precision, "cuda: auto (the checkpoint's amp_dtype) | bf16 | fp16")
+      ->envname("LAYA_CUDA_AMP")->capture_default_str();
   app.add_option("--warmup-shapes", a->warmup_shapes, "cuda: shapes to capture at start-up, e.g. 1x48,4x64")->envname("LAYA_WARMUP_SHAPES");
   // Test-only fault injection (hidden from --help).
   app.add_option("--fault-inject-forward", a->fault_forward, "")->envname("LAYA_FAULT_INJECT_FORWARD")->group("");

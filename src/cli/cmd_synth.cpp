@@ -25,6 +25,8 @@ Registration reg("synth", "Write a synthetic checkpoint (random weights) in the 
   sub.add_option("--local-window", o->local_window, "override: local_attention (even)");
   sub.add_option("--max-len", o->max_len, "override: max_len");
   sub.add_option("--head-max-len", o->head_max_len, "override: head_max_len");
+  sub.add_option("--amp-dtype", o->amp_dtype, "rl_agent_config.json amp_dtype (bf16 | fp16 | '' to leave it out)")
+      ->capture_default_str();
   sub.add_flag("--overwrite", o->overwrite, "write into a non-empty directory");
   sub.add_option("OUT", o->out, "output directory")->required();
   return [o] {

@@ -21,13 +21,14 @@ struct BackendOptions {
   int64_t graph_cache_shapes = 64;   // cuda: graph cache budget in shapes (0 disables the cache)
   int64_t graph_cache_bytes = int64_t{1} << 30;  // cuda: graph cache budget in bytes
   std::string warmup_shapes;         // cuda: shapes to capture at start-up, e.g. "1x48,4x64"
-  std::string precision = "bf16";    // cuda: "bf16" (official autocast policy) | "fp16"
+  // cuda: "auto" (the checkpoint's amp_dtype, as laya's Agent: "bf16" -> bf16, else fp16) | "bf16" | "fp16"
+  std::string precision = "auto";
 };
 
 struct BackendInfo {
   std::string backend;     // "cpu" | "cuda"
   std::string device;      // e.g. "NVIDIA H200 (sm_90)" or "CPU, 2 threads"
-  std::string precision;   // "fp32" | "bf16" | ...
+  std::string precision;   // "fp32" | "bf16" | "fp16"
   int64_t weight_bytes = 0;
   int64_t device_memory_used = 0;  // bytes, 0 if not applicable
 };

@@ -96,6 +96,24 @@ TEST(Synth, TinyOverrides) {
   fs::remove_all(root);
 }
 
+// amp_dtype picks the official CUDA autocast dtype: "bf16" as shipped by default, "fp16", or left
+// out (laya then reads "fp16", and so does the config parser).
+TEST(Synth, AmpDtypeIsWrittenOrLeftOut) {
+  auto root = laya::test::make_temp_dir("synth-amp");
+  for (const std::string amp : {"bf16", "fp16", ""}) {
+    SynthOptions o;
+    o.layout = "tiny";
+    o.seed = 2;
+    o.out = root / (amp.empty() ? "none" : amp);
+    o.amp_dtype = amp;
+    write_synthetic_checkpoint(o);
+    const std::string text = read_bytes(o.out / "rl_agent_config.json");
+    EXPECT_EQ(text.find("amp_dtype") != std::string::npos, !amp.empty()) << amp;
+    EXPECT_EQ(Checkpoint::open(o.out).config().agent.amp_dtype, amp.empty() ? "fp16" : amp);
+  }
+  fs::remove_all(root);
+}
+
 TEST(Synth, TinyTokenizerIsModernBertStyle) {
   auto t = make_tiny_tokenizer();
   auto j = nlohmann::json::parse(t.tokenizer_json);

@@ -47,31 +47,41 @@ const checkpoint::Checkpoint& tiny() {
   return *ck;
 }
 
-engine::BackendOptions cuda_options(const std::string& execution = "graph") {
+engine::BackendOptions cuda_options(const std::string& execution = "graph", const std::string& precision = "auto") {
   engine::BackendOptions o;
   o.backend = "cuda";
   o.execution = execution;
+  o.precision = precision;
   return o;
 }
 
-// Bounds against the CPU fp32 engine. The issue asks nRMS <= 5e-3 per intermediate; the official
-// CUDA precision policy (bf16 weights and GEMM inputs) itself departs further than that from fp32 on
-// deep stacks (measured on the H200, docs/validation/), so hidden states are held to the bf16-policy
-// bound below, the tight bound is reported, and the official bf16 path is checked separately
-// (ParityWithOfficialCudaPath). Head outputs (logits, action logits) are reported, probabilities
-// bounded.
-constexpr double kPolicyNrms = 3e-2, kPolicyMax = 0.1, kPolicyDprob = 0.05;
+// Bounds against the CPU fp32 engine. The issue asks nRMS <= 5e-3 and max|d| <= 0.02 max(|ref|, 1)
+// per dumped intermediate and probabilities within 0.02: the fp16 mode is held to exactly that
+// (every dump, head outputs included). The official bf16 policy (bf16 weights and GEMM inputs)
+// itself departs further than that from fp32 on deep stacks (measured on the H200, the official
+// package's own bf16-vs-fp32 gap included: docs/validation/), so in bf16 hidden states are held to
+// the looser policy bounds below, the tight ones are reported, head outputs reported and
+// probabilities bounded; the official bf16 path is checked separately (ParityWithOfficialCudaPath).
+struct ParityBounds {
+  double nrms, max_scale, dprob;
+  bool head_outputs;  // logits and act_logits held to the bounds too
+};
+constexpr ParityBounds kBf16Policy{3e-2, 0.1, 0.05, false};
+constexpr ParityBounds kIssueBounds{5e-3, 0.02, 0.02, true};
+constexpr double kPolicyNrms = kBf16Policy.nrms, kPolicyMax = kBf16Policy.max_scale;
+
+ParityBounds bounds_for(const std::string& precision) { return precision == "fp16" ? kIssueBounds : kBf16Policy; }
 
 struct ParityStats {
   std::map<std::string, test::Diff> worst;
   double max_dprob = 0.0;
   int requests = 0;
-  bool all_ok = true;    // within the bf16-policy bounds
+  bool all_ok = true;    // within the bounds the precision mode is held to
   bool tight_ok = true;  // within the issue's 5e-3 bounds
 };
 
 void compare_request(engine::Backend& gpu, engine::Backend& cpu, const engine::Batch& b, ParityStats& st,
-                     const std::string& what) {
+                     const std::string& what, const ParityBounds& bounds = kBf16Policy) {
   MapSink gs, cs;
   const auto gr = gpu.forward(b, &gs);
   const auto cr = cpu.forward(b, &cs);
@@ -90,7 +100,7 @@ void compare_request(engine::Backend& gpu, engine::Backend& cpu, const engine::B
     w.finite = w.finite && d.finite;
     if (!d.ok()) st.tight_ok = false;
     const bool head_output = name == "logits" || name == "act_logits";
-    if (!head_output && !d.ok(kPolicyNrms, kPolicyMax)) {
+    if ((bounds.head_outputs || !head_output) && !d.ok(bounds.nrms, bounds.max_scale)) {
       st.all_ok = false;
       ADD_FAILURE() << what << " " << name << ": nRMS " << d.nrms << " max|d| " << d.max_abs << " (ref max "
                     << d.ref_max << ") finite " << d.finite;
@@ -100,12 +110,12 @@ void compare_request(engine::Backend& gpu, engine::Backend& cpu, const engine::B
   for (float v : gr.act_logits) ASSERT_TRUE(std::isfinite(v)) << what;
   const auto gp = test::row_probabilities(b, gr.logits), cp = test::row_probabilities(b, cr.logits);
   for (size_t i = 0; i < gp.size(); ++i) st.max_dprob = std::max(st.max_dprob, std::fabs(static_cast<double>(gp[i]) - cp[i]));
-  EXPECT_LE(st.max_dprob, kPolicyDprob) << what;
+  EXPECT_LE(st.max_dprob, bounds.dprob) << what;
 }
 
 std::string report(const ParityStats& st) {
   std::ostringstream o;
-  o << fmt::format("{} requests, max |dp| {:.3e}, within the bf16-policy bounds: {}, within nRMS 5e-3 / 0.02: {}\n",
+  o << fmt::format("{} requests, max |dp| {:.3e}, within the mode's bounds: {}, within nRMS 5e-3 / 0.02: {}\n",
                    st.requests, st.max_dprob, st.all_ok, st.tight_ok);
   for (const auto& [name, d] : st.worst)
     o << fmt::format("  {:<12} worst nRMS {:.3e}  worst max|d|/max(|ref|,1) {:.3e}  finite {}\n", name, d.nrms,
@@ -114,8 +124,10 @@ std::string report(const ParityStats& st) {
 }
 
 // >= 30 requests: 1..16 rows, lengths from 1 to max_len, every qtype.
-void parity_suite(const checkpoint::Checkpoint& ck, int n_requests, int32_t max_tokens_per_request, uint32_t seed) {
-  auto gpu = make_cuda_engine(ck, cuda_options("graph"));
+void parity_suite(const checkpoint::Checkpoint& ck, int n_requests, int32_t max_tokens_per_request, uint32_t seed,
+                  const std::string& precision) {
+  auto gpu = make_cuda_engine(ck, cuda_options("graph", precision));
+  const ParityBounds bounds = bounds_for(gpu->info().precision);
   engine::BackendOptions co;
   co.backend = "cpu";
   auto cpu = cpu::make_cpu_backend(ck, co);
@@ -134,15 +146,23 @@ void parity_suite(const checkpoint::Checkpoint& ck, int n_requests, int32_t max_
     while (rows > 1 && static_cast<int64_t>(rows) * lo > max_tokens_per_request) --rows;
     hi = std::max(lo, std::min(hi, max_tokens_per_request / rows));
     const auto b = test::random_batch(rng, rows, lo, hi, vocab);
-    compare_request(*gpu, *cpu, b, st, fmt::format("request {} ({} rows, {} tokens)", i, b.rows(), b.tokens()));
+    compare_request(*gpu, *cpu, b, st, fmt::format("request {} ({} rows, {} tokens)", i, b.rows(), b.tokens()), bounds);
   }
-  std::printf("parity %s (%s):\n%s", ck.paths().dir.string().c_str(), ck.kind().c_str(), report(st).c_str());
+  std::printf("parity %s (%s, %s):\n%s", ck.paths().dir.string().c_str(), ck.kind().c_str(),
+              gpu->info().precision.c_str(), report(st).c_str());
   EXPECT_TRUE(st.all_ok);
 }
 
 TEST(CudaEngine, ParityWithCpuEngineOnTinyCheckpoint) {
   LAYA_REQUIRE_GPU();
-  parity_suite(tiny(), 32, 4096, 1);
+  parity_suite(tiny(), 32, 4096, 1, "bf16");
+}
+
+// The fp16 mode within the issue's bounds (nRMS <= 5e-3 and max|d| <= 0.02 max(|ref|, 1) for every
+// dump, probabilities within 0.02).
+TEST(CudaEngine, Fp16ParityWithCpuEngineWithinTheIssueBounds) {
+  LAYA_REQUIRE_GPU();
+  parity_suite(tiny(), 32, 4096, 2, "fp16");
 }
 
 TEST(CudaEngine, ParityWithCpuEngineOnExtraCheckpoints) {
@@ -159,7 +179,9 @@ TEST(CudaEngine, ParityWithCpuEngineOnExtraCheckpoints) {
   while (std::getline(ss, dir, ':')) {
     if (dir.empty()) continue;
     const auto ck = checkpoint::Checkpoint::open(dir);
-    parity_suite(ck, n, max_tokens, seed++);
+    parity_suite(ck, n, max_tokens, seed, "bf16");
+    parity_suite(ck, n, max_tokens, seed, "fp16");
+    ++seed;
   }
 }
 
@@ -171,7 +193,7 @@ TEST(CudaEngine, ParityWithOfficialCudaPath) {
   const char* model = std::getenv("LAYA_GPU_OFFICIAL_MODEL");
   if (file == nullptr || model == nullptr) GTEST_SKIP() << "LAYA_GPU_OFFICIAL_PARITY/MODEL not set: official parity not run";
   const auto ck = checkpoint::Checkpoint::open(model);
-  auto gpu = make_cuda_engine(ck, cuda_options("graph"));
+  auto gpu = make_cuda_engine(ck, cuda_options("graph"));  // auto: the precision the official Agent takes
   std::ifstream in(file);
   ASSERT_TRUE(in) << file;
   std::string line;
@@ -198,9 +220,9 @@ TEST(CudaEngine, ParityWithOfficialCudaPath) {
     EXPECT_TRUE(dl.finite && da.finite);
     ++n;
   }
-  std::printf("official parity: %d requests, max |dp| %.3e, logits worst nRMS %.3e worst max|d|/max(|ref|,1) %.3e, "
+  std::printf("official parity (%s): %d requests, max |dp| %.3e, logits worst nRMS %.3e worst max|d|/max(|ref|,1) %.3e, "
               "act logits worst max|d|/max(|ref|,1) %.3e\n",
-              n, max_dp, worst_logit_nrms, worst_logit_rel, worst_act_rel);
+              gpu->info().precision.c_str(), n, max_dp, worst_logit_nrms, worst_logit_rel, worst_act_rel);
   EXPECT_GT(n, 0);
   EXPECT_LE(max_dp, 0.02);
 }
@@ -217,8 +239,10 @@ void expect_same(const engine::ForwardResult& a, const engine::ForwardResult& b,
 
 TEST(CudaEngine, BitwiseIdenticalAcrossModesShapesAndOrder) {
   LAYA_REQUIRE_GPU();
-  auto eager = make_cuda_engine(tiny(), cuda_options("eager"));
-  auto graph = make_cuda_engine(tiny(), cuda_options("graph"));
+  for (const std::string precision : {"bf16", "fp16"}) {
+  SCOPED_TRACE(precision);
+  auto eager = make_cuda_engine(tiny(), cuda_options("eager", precision));
+  auto graph = make_cuda_engine(tiny(), cuda_options("graph", precision));
   const auto A = batch_of(1, 3, 1, 100), B = batch_of(2, 9, 20, 128), C = batch_of(3, 1, 5, 5);
   const auto ea = eager->forward(A), eb = eager->forward(B), ec = eager->forward(C);
   const auto ga1 = graph->forward(A);  // capture
@@ -234,7 +258,7 @@ TEST(CudaEngine, BitwiseIdenticalAcrossModesShapesAndOrder) {
   expect_same(eb, gb, "B");
   expect_same(ec, gc, "C");
   // reverse order on a fresh engine, and workspace reuse on the eager one
-  auto graph2 = make_cuda_engine(tiny(), cuda_options("graph"));
+  auto graph2 = make_cuda_engine(tiny(), cuda_options("graph", precision));
   expect_same(ec, graph2->forward(C), "reverse C");
   expect_same(eb, graph2->forward(B), "reverse B");
   expect_same(ea, graph2->forward(A), "reverse A");
@@ -242,6 +266,35 @@ TEST(CudaEngine, BitwiseIdenticalAcrossModesShapesAndOrder) {
   // the same request with a dump sink (eager, synchronised per stage) gives the same outputs
   MapSink sink;
   expect_same(ea, graph->forward(A, &sink), "dump path");
+  }
+}
+
+// --precision auto follows the checkpoint's amp_dtype as laya's Agent does ("bf16" -> bf16, anything
+// else or nothing -> fp16); bf16 / fp16 force it. The two modes give close, not identical, answers.
+TEST(CudaEngine, PrecisionFollowsTheCheckpointUnlessGiven) {
+  LAYA_REQUIRE_GPU();
+  auto bf = make_cuda_engine(tiny(), cuda_options("graph", "auto"));
+  auto fp = make_cuda_engine(tiny(), cuda_options("graph", "fp16"));
+  EXPECT_EQ(bf->info().precision, "bf16");  // the synthetic checkpoints say "bf16", as the shipped ones
+  EXPECT_EQ(fp->info().precision, "fp16");
+  EXPECT_EQ(fp->info().weight_bytes, bf->info().weight_bytes);
+  const fs::path dir = test::make_temp_dir("laya-gpu-noamp") / "ckpt";
+  checkpoint::SynthOptions o;
+  o.layout = "tiny";
+  o.seed = 5;  // tiny()'s weights
+  o.out = dir;
+  o.amp_dtype = "";
+  checkpoint::write_synthetic_checkpoint(o);
+  const auto noamp = checkpoint::Checkpoint::open(dir);
+  auto follows = make_cuda_engine(noamp, cuda_options("graph", "auto"));
+  EXPECT_EQ(follows->info().precision, "fp16");
+  const auto b = batch_of(7, 3, 10, 90);
+  const auto rb = bf->forward(b), rf = fp->forward(b);
+  expect_same(rf, follows->forward(b), "auto on a checkpoint without amp_dtype = fp16");
+  EXPECT_NE(rb.logits, rf.logits);
+  const auto pb = test::row_probabilities(b, rb.logits), pf = test::row_probabilities(b, rf.logits);
+  for (size_t i = 0; i < pb.size(); ++i) EXPECT_NEAR(pb[i], pf[i], kBf16Policy.dprob);
+  EXPECT_THROW(make_cuda_engine(tiny(), cuda_options("graph", "fp32")), Error);
 }
 
 // Small buckets run their GEMMs through the skinny kernel (sm_90): the engine with it (default, up

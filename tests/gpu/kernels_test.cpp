@@ -1,6 +1,7 @@
 // Every CUDA kernel against the CPU reference op (backends/cpu/ops.h) on random data, with edge
 // shapes (length 1, window edges, empty rows, lengths up to 1024) and outputs poisoned with NaN
-// before each run so an unwritten element fails.
+// before each run so an unwritten element fails. Kernels on 16-bit data run in both precision
+// modes' types (typed tests: bf16 and fp16).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -8,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backends/cpu/ops.h"
@@ -52,32 +55,51 @@ class Dev {
   size_t n_;
 };
 
-using bf16v = std::vector<__nv_bfloat16>;
-
-bf16v to_bf16(const std::vector<float>& f) {
-  bf16v out(f.size());
+// Host conversions to and from the 16-bit type T (round to nearest even).
+template <class T>
+std::vector<T> to16(const std::vector<float>& f) {
+  std::vector<T> out(f.size());
   for (size_t i = 0; i < f.size(); ++i) {
-    const uint16_t b = checkpoint::f32_to_bf16(f[i]);
+    const uint16_t b = std::is_same_v<T, __half> ? checkpoint::f32_to_f16(f[i]) : checkpoint::f32_to_bf16(f[i]);
     std::memcpy(static_cast<void*>(&out[i]), &b, 2);
   }
   return out;
 }
-std::vector<float> from_bf16(const bf16v& b) {
+template <class T>
+std::vector<float> from16(const std::vector<T>& b) {
   std::vector<float> out(b.size());
   for (size_t i = 0; i < b.size(); ++i) {
     uint16_t u;
     std::memcpy(&u, static_cast<const void*>(&b[i]), 2);
-    out[i] = checkpoint::bf16_to_f32(u);
+    out[i] = std::is_same_v<T, __half> ? checkpoint::f16_to_f32(u) : checkpoint::bf16_to_f32(u);
   }
   return out;
 }
+template <class T>
+std::vector<float> round16(const std::vector<float>& f) {
+  return from16(to16<T>(f));
+}
+// The skinny GEMM (an experiment) is bf16 only.
+std::vector<__nv_bfloat16> to_bf16(const std::vector<float>& f) { return to16<__nv_bfloat16>(f); }
+std::vector<float> from_bf16(const std::vector<__nv_bfloat16>& b) { return from16(b); }
 std::vector<float> randn(std::mt19937& rng, size_t n, float scale = 1.f, float mean = 0.f) {
   std::normal_distribution<float> d(mean, scale);
   std::vector<float> v(n);
   for (auto& x : v) x = d(rng);
   return v;
 }
-std::vector<float> round_bf16(const std::vector<float>& f) { return from_bf16(to_bf16(f)); }
+std::vector<float> round_bf16(const std::vector<float>& f) { return round16<__nv_bfloat16>(f); }
+
+template <class T>
+class CudaKernelsTyped : public ::testing::Test {};
+struct Half16Names {
+  template <class T>
+  static std::string GetName(int) {
+    return std::is_same_v<T, __half> ? "fp16" : "bf16";
+  }
+};
+using Half16Types = ::testing::Types<__nv_bfloat16, __half>;
+TYPED_TEST_SUITE(CudaKernelsTyped, Half16Types, Half16Names);
 
 void expect_close(const std::vector<float>& got, const std::vector<float>& ref, const char* what) {
   const auto d = compare(got, ref);
@@ -101,6 +123,7 @@ void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std
   tiles.push_back(-1);
 }
 
+template <class E>
 void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed, bool simt,
                             int32_t tile) {
   SCOPED_TRACE(::testing::Message() << "query tile " << tile << (simt ? " simt" : " mma"));
@@ -108,11 +131,11 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   std::vector<int32_t> offs, tiles;
   tiles_for(lens, offs, tiles, tile);
   const int32_t T = offs.back(), d = heads * 64;
-  const auto qkv = round_bf16(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f));
-  Dev<__nv_bfloat16> dq(to_bf16(qkv));
-  Dev<__nv_bfloat16> dout(static_cast<size_t>(T) * d);
+  const auto qkv = round16<E>(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f));
+  Dev<E> dq(to16<E>(qkv));
+  Dev<E> dout(static_cast<size_t>(T) * d);
   Dev<int32_t> doffs(offs), dtiles(tiles);
-  AttentionParams p;
+  AttentionParams<E> p;
   p.qkv = dq.get();
   p.out = dout.get();
   p.row_offsets = doffs.get();
@@ -123,7 +146,7 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   p.simt = simt;
   p.query_tile = tile;
   launch_attention(p, nullptr);
-  const auto got = from_bf16(dout.down());
+  const auto got = from16(dout.down());
   std::vector<float> ref(static_cast<size_t>(T) * d);
   cpu::AttentionParams c;
   c.q = qkv.data();
@@ -140,29 +163,30 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   expect_close(got, ref, simt ? "attention (simt)" : "attention (mma)");
 }
 
+template <class E>
 void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed) {
   for (int32_t tile : {kAttnTile, kAttnTileLarge}) {
-    run_attention_case_one(lens, heads, window, seed, false, tile);
-    run_attention_case_one(lens, heads, window, seed, true, tile);
+    run_attention_case_one<E>(lens, heads, window, seed, false, tile);
+    run_attention_case_one<E>(lens, heads, window, seed, true, tile);
   }
 }
 
-TEST(CudaKernels, AttentionGlobalVarlen) {
+TYPED_TEST(CudaKernelsTyped, AttentionGlobalVarlen) {
   LAYA_REQUIRE_GPU();
-  run_attention_case({1, 2, 63, 64, 65, 0, 200, 513}, 2, -1, 1);
-  run_attention_case({1024, 7}, 16, -1, 2);
+  run_attention_case<TypeParam>({1, 2, 63, 64, 65, 0, 200, 513}, 2, -1, 1);
+  run_attention_case<TypeParam>({1024, 7}, 16, -1, 2);
 }
 
-TEST(CudaKernels, AttentionLocalWindowEdges) {
+TYPED_TEST(CudaKernelsTyped, AttentionLocalWindowEdges) {
   LAYA_REQUIRE_GPU();
-  run_attention_case({1, 64, 65, 129, 130, 0, 300, 1024}, 2, 64, 3);
-  run_attention_case({5, 70, 33}, 4, 3, 4);
-  run_attention_case({512, 512, 512, 512}, 16, 64, 5);
+  run_attention_case<TypeParam>({1, 64, 65, 129, 130, 0, 300, 1024}, 2, 64, 3);
+  run_attention_case<TypeParam>({5, 70, 33}, 4, 3, 4);
+  run_attention_case<TypeParam>({512, 512, 512, 512}, 16, 64, 5);
 }
 
 // RoPE fused into the attention loads must give bitwise the result of launch_rope followed by the
 // same attention kernel, for global and windowed layers, rows longer than the table (clamped).
-TEST(CudaKernels, AttentionWithFusedRopeEqualsSeparateRope) {
+TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(31);
   const int32_t heads = 4, d = heads * 64, table_len = 300;
@@ -181,12 +205,12 @@ TEST(CudaKernels, AttentionWithFusedRopeEqualsSeparateRope) {
       hc[static_cast<size_t>(p * 32 + j)] = table.cos[static_cast<size_t>(p * 64 + j)];
       hs[static_cast<size_t>(p * 32 + j)] = table.sin[static_cast<size_t>(p * 64 + j)];
     }
-  const auto qkv = to_bf16(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f));
+  const auto qkv = to16<TypeParam>(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f));
   Dev<float> dc(hc), ds(hs);
   Dev<int32_t> dpos(pos), doffs(offs), dtiles(tiles);
   for (int32_t window : {-1, 64, 5}) {
-    Dev<__nv_bfloat16> q1(qkv), q2(qkv), o1(static_cast<size_t>(T) * d), o2(static_cast<size_t>(T) * d);
-    AttentionParams p;
+    Dev<TypeParam> q1(qkv), q2(qkv), o1(static_cast<size_t>(T) * d), o2(static_cast<size_t>(T) * d);
+    AttentionParams<TypeParam> p;
     p.row_offsets = doffs.get();
     p.tiles = dtiles.get();
     p.tile_capacity = static_cast<int32_t>(tiles.size() / 2);
@@ -199,29 +223,29 @@ TEST(CudaKernels, AttentionWithFusedRopeEqualsSeparateRope) {
     p.rope_sin = ds.get();
     p.rope_len = table_len;
     launch_attention(p, nullptr);
-    launch_rope({q2.get(), dpos.get(), dc.get(), ds.get(), T, heads, table_len}, nullptr);
-    AttentionParams p2 = p;
+    launch_rope(RopeParams<TypeParam>{q2.get(), dpos.get(), dc.get(), ds.get(), T, heads, table_len}, nullptr);
+    AttentionParams<TypeParam> p2 = p;
     p2.qkv = q2.get();
     p2.out = o2.get();
     p2.rope_cos = p2.rope_sin = nullptr;
     launch_attention(p2, nullptr);
     // The engine's large-batch path: K rotated once in place (launch_rope k_only), q rotated in
     // the kernel, K/V streamed with cp.async.
-    Dev<__nv_bfloat16> q3(qkv), o3(static_cast<size_t>(T) * d);
-    RopeParams rk{q3.get(), dpos.get(), dc.get(), ds.get(), T, heads, table_len};
+    Dev<TypeParam> q3(qkv), o3(static_cast<size_t>(T) * d);
+    RopeParams<TypeParam> rk{q3.get(), dpos.get(), dc.get(), ds.get(), T, heads, table_len};
     rk.k_only = true;
     launch_rope(rk, nullptr);
-    AttentionParams p3 = p;
+    AttentionParams<TypeParam> p3 = p;
     p3.qkv = q3.get();
     p3.out = o3.get();
     p3.k_rotated = true;
     launch_attention(p3, nullptr);
-    const auto a = from_bf16(o1.down()), b = from_bf16(o2.down()), c = from_bf16(o3.down());
+    const auto a = from16(o1.down()), b = from16(o2.down()), c = from16(o3.down());
     for (float v : a) ASSERT_TRUE(std::isfinite(v));
     EXPECT_EQ(a, b) << "window " << window;
     EXPECT_EQ(a, c) << "k rotated once, window " << window;
     // k_only must leave the q and v parts untouched and rotate k exactly as the q+k pass does.
-    const auto k_once = from_bf16(q3.down()), both = from_bf16(q2.down()), orig = from_bf16(qkv);
+    const auto k_once = from16(q3.down()), both = from16(q2.down()), orig = from16(qkv);
     for (int32_t t = 0; t < T; ++t)
       for (int32_t j = 0; j < 3 * d; ++j) {
         const size_t at = static_cast<size_t>(t) * 3 * d + static_cast<size_t>(j);
@@ -232,7 +256,7 @@ TEST(CudaKernels, AttentionWithFusedRopeEqualsSeparateRope) {
   }
 }
 
-TEST(CudaKernels, RopeMatchesReference) {
+TYPED_TEST(CudaKernelsTyped, RopeMatchesReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(7);
   const int32_t heads = 4, d = heads * 64, table_len = 600;
@@ -249,12 +273,12 @@ TEST(CudaKernels, RopeMatchesReference) {
         hc[static_cast<size_t>(p * 32 + j)] = table.cos[static_cast<size_t>(p * 64 + j)];
         hs[static_cast<size_t>(p * 32 + j)] = table.sin[static_cast<size_t>(p * 64 + j)];
       }
-    auto qkv = round_bf16(randn(rng, static_cast<size_t>(T) * 3 * d));
-    Dev<__nv_bfloat16> dq(to_bf16(qkv));
+    auto qkv = round16<TypeParam>(randn(rng, static_cast<size_t>(T) * 3 * d));
+    Dev<TypeParam> dq(to16<TypeParam>(qkv));
     Dev<int32_t> dpos(pos);
     Dev<float> dc(hc), ds(hs);
-    launch_rope({dq.get(), dpos.get(), dc.get(), ds.get(), T, heads, table_len}, nullptr);
-    const auto got = from_bf16(dq.down());
+    launch_rope(RopeParams<TypeParam>{dq.get(), dpos.get(), dc.get(), ds.get(), T, heads, table_len}, nullptr);
+    const auto got = from16(dq.down());
     int32_t at = 0;
     for (int32_t l : lens) {
       cpu::rope_rotate_half(qkv.data() + static_cast<size_t>(at) * 3 * d, l, 3 * d, heads, table);
@@ -265,7 +289,7 @@ TEST(CudaKernels, RopeMatchesReference) {
   }
 }
 
-TEST(CudaKernels, EmbedLayerNormMatchesReference) {
+TYPED_TEST(CudaKernelsTyped, EmbedLayerNormMatchesReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(11);
   for (int32_t d : {128, 768, 1024}) {
@@ -279,8 +303,8 @@ TEST(CudaKernels, EmbedLayerNormMatchesReference) {
     Dev<uint16_t> dt(table16);
     Dev<int32_t> di(ids);
     Dev<float> dw(w), dx(static_cast<size_t>(T) * d);
-    Dev<__nv_bfloat16> dy(static_cast<size_t>(T) * d);
-    EmbedLnParams p;
+    Dev<TypeParam> dy(static_cast<size_t>(T) * d);
+    EmbedLnParams<TypeParam> p;
     p.ids = di.get();
     p.table = reinterpret_cast<const __half*>(dt.get());
     p.weight = dw.get();
@@ -298,20 +322,20 @@ TEST(CudaKernels, EmbedLayerNormMatchesReference) {
     const auto x = dx.down();
     const auto dd = compare(x, ref);
     EXPECT_TRUE(dd.finite && dd.nrms < 1e-5) << "embed x d=" << d << " nRMS " << dd.nrms;
-    expect_close(from_bf16(dy.down()), ref, "embed y");
+    expect_close(from16(dy.down()), ref, "embed y");
   }
 }
 
-TEST(CudaKernels, AddLayerNormGatherAndTypeMatchReference) {
+TYPED_TEST(CudaKernelsTyped, AddLayerNormGatherAndTypeMatchReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(13);
   const int32_t d = 1024, T = 19;
   const auto x0 = randn(rng, static_cast<size_t>(T) * d, 3.f);
-  const auto add = round_bf16(randn(rng, x0.size()));
+  const auto add = round16<TypeParam>(randn(rng, x0.size()));
   const auto w = randn(rng, d, 0.1f, 1.f), bias = randn(rng, d, 0.1f);
   Dev<float> dx(x0), dw(w), db(bias), dn(x0.size());
-  Dev<__nv_bfloat16> da(to_bf16(add)), dy(x0.size());
-  AddLnParams p;
+  Dev<TypeParam> da(to16<TypeParam>(add)), dy(x0.size());
+  AddLnParams<TypeParam> p;
   p.x = dx.get();
   p.add = da.get();
   p.weight = dw.get();
@@ -327,13 +351,13 @@ TEST(CudaKernels, AddLayerNormGatherAndTypeMatchReference) {
   EXPECT_EQ(dx.down(), sum);  // fp32 residual add is exact-equal
   const auto dd = compare(dn.down(), ref);
   EXPECT_TRUE(dd.finite && dd.nrms < 1e-5) << dd.nrms;
-  expect_close(from_bf16(dy.down()), ref, "add_ln y");
+  expect_close(from16(dy.down()), ref, "add_ln y");
 
   // gather + LN at marker rows
   const std::vector<int32_t> marks{0, 5, 18, 5};
   Dev<int32_t> dm(marks);
-  Dev<__nv_bfloat16> dg(marks.size() * d);
-  GatherLnParams g;
+  Dev<TypeParam> dg(marks.size() * d);
+  GatherLnParams<TypeParam> g;
   g.x = dx.get();
   g.marker_tok = dm.get();
   g.weight = dw.get();
@@ -346,7 +370,7 @@ TEST(CudaKernels, AddLayerNormGatherAndTypeMatchReference) {
   std::vector<float> gref(marks.size() * d);
   for (size_t k = 0; k < marks.size(); ++k)
     std::copy_n(ref.begin() + marks[k] * d, d, gref.begin() + static_cast<int64_t>(k) * d);
-  expect_close(from_bf16(dg.down()), gref, "gather_ln");
+  expect_close(from16(dg.down()), gref, "gather_ln");
 
   // type embedding + LN
   const auto te = randn(rng, 3 * d);
@@ -354,8 +378,8 @@ TEST(CudaKernels, AddLayerNormGatherAndTypeMatchReference) {
   for (int32_t t = 0; t < T; ++t) tok_row[static_cast<size_t>(t)] = t < 7 ? 0 : (t < 12 ? 1 : 2);
   Dev<float> dte(te), dh(x0);
   Dev<int32_t> dtr(tok_row), dqt(qt);
-  Dev<__nv_bfloat16> dy2(x0.size());
-  TypeLnParams tp;
+  Dev<TypeParam> dy2(x0.size());
+  TypeLnParams<TypeParam> tp;
   tp.x = dh.get();
   tp.type_emb = dte.get();
   tp.tok_row = dtr.get();
@@ -372,27 +396,27 @@ TEST(CudaKernels, AddLayerNormGatherAndTypeMatchReference) {
       h2[static_cast<size_t>(t * d + e)] = x0[static_cast<size_t>(t * d + e)] + te[static_cast<size_t>(qt[tok_row[t]] * d + e)];
   cpu::layer_norm(h2.data(), T, d, w.data(), bias.data(), 1e-5f, ref2.data());
   EXPECT_EQ(dh.down(), h2);
-  expect_close(from_bf16(dy2.down()), ref2, "type_ln");
+  expect_close(from16(dy2.down()), ref2, "type_ln");
 }
 
-TEST(CudaKernels, GegluAndGeluMatchReference) {
+TYPED_TEST(CudaKernelsTyped, GegluAndGeluMatchReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(17);
   const int32_t rows = 23, inter = 2624;
-  const auto up = round_bf16(randn(rng, static_cast<size_t>(rows) * 2 * inter, 2.f));
-  Dev<__nv_bfloat16> du(to_bf16(up)), dout(static_cast<size_t>(rows) * inter);
-  launch_geglu({du.get(), dout.get(), rows, inter}, nullptr);
+  const auto up = round16<TypeParam>(randn(rng, static_cast<size_t>(rows) * 2 * inter, 2.f));
+  Dev<TypeParam> du(to16<TypeParam>(up)), dout(static_cast<size_t>(rows) * inter);
+  launch_geglu(GegluParams<TypeParam>{du.get(), dout.get(), rows, inter}, nullptr);
   std::vector<float> ref(static_cast<size_t>(rows) * inter);
   cpu::geglu(up.data(), rows, inter, ref.data());
-  expect_close(from_bf16(dout.down()), ref, "geglu");
-  auto g = round_bf16(randn(rng, 1000, 3.f));
-  Dev<__nv_bfloat16> dg(to_bf16(g));
-  launch_gelu({dg.get(), 1000}, nullptr);
+  expect_close(from16(dout.down()), ref, "geglu");
+  auto g = round16<TypeParam>(randn(rng, 1000, 3.f));
+  Dev<TypeParam> dg(to16<TypeParam>(g));
+  launch_gelu(GeluParams<TypeParam>{dg.get(), 1000}, nullptr);
   cpu::gelu_erf(g.data(), 1000);
-  expect_close(from_bf16(dg.down()), g, "gelu");
+  expect_close(from16(dg.down()), g, "gelu");
 }
 
-TEST(CudaKernels, GemmMatchesReferenceWithBiasAndRelu) {
+TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(19);
   void* ws = nullptr;
@@ -400,18 +424,18 @@ TEST(CudaKernels, GemmMatchesReferenceWithBiasAndRelu) {
   {
     Gemm gemm(ws, 32u << 20);
     for (auto [m, n, k] : {std::tuple{37, 384, 128}, std::tuple{1, 3072, 1024}, std::tuple{513, 1024, 2624}}) {
-      const auto a = round_bf16(randn(rng, static_cast<size_t>(m) * k));
-      const auto w = round_bf16(randn(rng, static_cast<size_t>(n) * k, 0.02f));
-      const auto b = round_bf16(randn(rng, static_cast<size_t>(n), 0.1f));
-      Dev<__nv_bfloat16> da(to_bf16(a)), dw(to_bf16(w)), db(to_bf16(b)), dc(static_cast<size_t>(m) * n);
+      const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
+      const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.02f));
+      const auto b = round16<TypeParam>(randn(rng, static_cast<size_t>(n), 0.1f));
+      Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w)), db(to16<TypeParam>(b)), dc(static_cast<size_t>(m) * n);
       for (int variant = 0; variant < 3; ++variant) {
         dc.poison();
-        GemmArgs g{da.get(), dw.get(), variant == 0 ? nullptr : db.get(), dc.get(), m, n, k, variant == 2};
+        GemmArgs<TypeParam> g{da.get(), dw.get(), variant == 0 ? nullptr : db.get(), dc.get(), m, n, k, variant == 2};
         gemm.run(g, nullptr);
         std::vector<float> ref(static_cast<size_t>(m) * n);
         cpu::linear(a.data(), m, k, w.data(), variant == 0 ? nullptr : b.data(), n, ref.data());
         if (variant == 2) cpu::relu(ref.data(), static_cast<int64_t>(ref.size()));
-        expect_close(from_bf16(dc.down()), ref, "gemm");
+        expect_close(from16(dc.down()), ref, "gemm");
       }
     }
   }
@@ -462,16 +486,16 @@ TEST(CudaKernels, SkinnyGemmMatchesReferenceAndIsDeterministic) {
   EXPECT_THROW(launch_skinny_gemm({x.get(), x.get(), x.get(), x.get(), 1, 8, 8, false, true}, nullptr), Error);
 }
 
-TEST(CudaKernels, SmallLinearAndFeaturesMatchReference) {
+TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(23);
   const int32_t rows = 5, k = 1028, n = 256;
-  const auto a = round_bf16(randn(rng, static_cast<size_t>(rows) * k));
-  const auto w = round_bf16(randn(rng, static_cast<size_t>(n) * k, 0.05f));
-  const auto b = round_bf16(randn(rng, static_cast<size_t>(n), 0.1f));
-  Dev<__nv_bfloat16> da(to_bf16(a)), dw(to_bf16(w)), db(to_bf16(b)), dout(static_cast<size_t>(rows) * n);
+  const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(rows) * k));
+  const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.05f));
+  const auto b = round16<TypeParam>(randn(rng, static_cast<size_t>(n), 0.1f));
+  Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w)), db(to16<TypeParam>(b)), dout(static_cast<size_t>(rows) * n);
   Dev<float> df(static_cast<size_t>(rows) * n);
-  SmallLinearParams p;
+  SmallLinearParams<TypeParam> p;
   p.in = da.get();
   p.w = dw.get();
   p.bias = db.get();
@@ -487,17 +511,17 @@ TEST(CudaKernels, SmallLinearAndFeaturesMatchReference) {
   cpu::linear(a.data(), rows, k, w.data(), b.data(), n, ref.data());
   cpu::gelu_erf(ref.data(), static_cast<int64_t>(ref.size()));
   expect_close(df.down(), ref, "small_linear");
-  EXPECT_EQ(from_bf16(dout.down()), df.down());
+  EXPECT_EQ(from16(dout.down()), df.down());
 
   // features: rows with 1, 3 and 0 markers; the CLS state of each row
   const int32_t d = 128;
   const std::vector<int32_t> mo{0, 1, 4, 4}, ro{0, 3, 9, 9};
-  const auto logits = round_bf16(randn(rng, 6, 2.f));  // 4 real + 2 padding markers
+  const auto logits = round16<TypeParam>(randn(rng, 6, 2.f));  // 4 real + 2 padding markers
   const auto h = randn(rng, static_cast<size_t>(9) * d, 5.f);
-  Dev<__nv_bfloat16> dl(to_bf16(logits)), dact(static_cast<size_t>(3) * (d + 4));
+  Dev<TypeParam> dl(to16<TypeParam>(logits)), dact(static_cast<size_t>(3) * (d + 4));
   Dev<int32_t> dmo(mo), dro(ro);
   Dev<float> dh(h), dlo(6);
-  FeaturesParams fp;
+  FeaturesParams<TypeParam> fp;
   fp.logits = dl.get();
   fp.marker_offsets = dmo.get();
   fp.row_offsets = dro.get();
@@ -509,7 +533,7 @@ TEST(CudaKernels, SmallLinearAndFeaturesMatchReference) {
   fp.d = d;
   launch_features(fp, nullptr);
   EXPECT_EQ(dlo.down(), logits);
-  const auto act = from_bf16(dact.down());
+  const auto act = from16(dact.down());
   for (int32_t r = 0; r < 2; ++r) {
     const auto f = cpu::act_features(std::span<const float>(logits.data() + mo[r], static_cast<size_t>(mo[r + 1] - mo[r])));
     for (int i = 0; i < 4; ++i)
@@ -522,12 +546,12 @@ TEST(CudaKernels, SmallLinearAndFeaturesMatchReference) {
 }
 
 TEST(CudaKernels, LaunchersRejectBadShapes) {
-  AttentionParams p;  // null pointers
+  AttentionParams<__nv_bfloat16> p;  // null pointers
   EXPECT_THROW(launch_attention(p, nullptr), Error);
-  AddLnParams a;
+  AddLnParams<__half> a;
   a.d = 100;  // not a multiple of 64
   EXPECT_THROW(launch_add_ln(a, nullptr), Error);
-  GegluParams g;
+  GegluParams<__half> g;
   EXPECT_THROW(launch_geglu(g, nullptr), Error);
 }
 

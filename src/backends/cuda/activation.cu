@@ -2,6 +2,7 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/half16.cuh"
 
 namespace laya::cuda {
 
@@ -9,34 +10,39 @@ namespace {
 
 // 8 columns per thread (16-byte loads and stores); inter is a multiple of 8. One grid row per
 // token (blockIdx.y), so no thread divides to find its row.
-__global__ void geglu_kernel(GegluParams p) {
+template <class T>
+__global__ void geglu_kernel(GegluParams<T> p) {
+  using H = dev::Half16<T>;
   dev::pdl_prologue();
   const int c = (static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x)) * 8;
   if (c >= p.inter) return;
   const int64_t r = blockIdx.y;
-  const __nv_bfloat16* row = p.up + r * 2 * p.inter;
+  const T* row = p.up + r * 2 * p.inter;
   uint4 av = *reinterpret_cast<const uint4*>(row + c);
   const uint4 gv = *reinterpret_cast<const uint4*>(row + p.inter + c);
-  __nv_bfloat16* a = reinterpret_cast<__nv_bfloat16*>(&av);
-  const __nv_bfloat16* g = reinterpret_cast<const __nv_bfloat16*>(&gv);
+  T* a = reinterpret_cast<T*>(&av);
+  const T* g = reinterpret_cast<const T*>(&gv);
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
-    const float ga = dev::bf16_round(dev::gelu_erf(__bfloat162float(a[e])));
-    a[e] = __float2bfloat16_rn(__fmul_rn(ga, __bfloat162float(g[e])));
+    const float ga = dev::round16<T>(dev::gelu_erf(H::to_float(a[e])));
+    a[e] = H::from_float(__fmul_rn(ga, H::to_float(g[e])));
   }
   *reinterpret_cast<uint4*>(p.out + r * p.inter + c) = av;
 }
 
-__global__ void gelu_kernel(GeluParams p) {
+template <class T>
+__global__ void gelu_kernel(GeluParams<T> p) {
+  using H = dev::Half16<T>;
   dev::pdl_prologue();
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= p.n) return;
-  p.data[idx] = __float2bfloat16_rn(dev::gelu_erf(__bfloat162float(p.data[idx])));
+  p.data[idx] = H::from_float(dev::gelu_erf(H::to_float(p.data[idx])));
 }
 
 }  // namespace
 
-void launch_geglu(const GegluParams& p, cudaStream_t stream) {
+template <class T>
+void launch_geglu(const GegluParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.up && p.out && p.rows >= 0 && p.inter > 0 && p.inter % 8 == 0, ErrorKind::internal,
                "geglu: bad parameters (inter {} must be a multiple of 8)", p.inter);
   LAYA_REQUIRE(p.rows <= 65535, ErrorKind::internal, "geglu: {} rows exceed the grid's y limit", p.rows);
@@ -44,15 +50,21 @@ void launch_geglu(const GegluParams& p, cudaStream_t stream) {
   constexpr int kThreads = 128;
   const int chunks = p.inter / 8;
   const dim3 grid(static_cast<unsigned>((chunks + kThreads - 1) / kThreads), static_cast<unsigned>(p.rows));
-  launch_kernel(geglu_kernel, grid, dim3(kThreads), stream, true, p);
+  launch_kernel(geglu_kernel<T>, grid, dim3(kThreads), stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
-void launch_gelu(const GeluParams& p, cudaStream_t stream) {
+template <class T>
+void launch_gelu(const GeluParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.data && p.n >= 0, ErrorKind::internal, "gelu: bad parameters");
   if (p.n == 0) return;
-  launch_kernel(gelu_kernel, static_cast<unsigned>((p.n + 255) / 256), 256, stream, true, p);
+  launch_kernel(gelu_kernel<T>, static_cast<unsigned>((p.n + 255) / 256), 256, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
+
+#define LAYA_INSTANTIATE_ACTIVATION(T)                                  \
+  template void launch_geglu<T>(const GegluParams<T>&, cudaStream_t); \
+  template void launch_gelu<T>(const GeluParams<T>&, cudaStream_t);
+LAYA_FOR_HALF16(LAYA_INSTANTIATE_ACTIVATION)
 
 }  // namespace laya::cuda

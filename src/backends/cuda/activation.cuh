@@ -1,26 +1,32 @@
-// Activations on bf16 tensors, each rounding like PyTorch's bf16 ops under autocast:
-// GeGLU out = bf16(bf16(gelu(a)) * g) for up = [a | g] (first half input, second half gate);
-// GELU in place = bf16(gelu(x)). GELU is the exact erf form.
+// Activations on 16-bit tensors (T: __nv_bfloat16 or __half, the precision mode's type), each
+// rounding like PyTorch's ops in that dtype under autocast:
+// GeGLU out = T(T(gelu(a)) * g) for up = [a | g] (first half input, second half gate);
+// GELU in place = T(gelu(x)). GELU is the exact erf form.
 #pragma once
 
 #include <cstdint>
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 namespace laya::cuda {
 
+template <class T>
 struct GegluParams {
-  const __nv_bfloat16* up = nullptr;  // [rows, 2 * inter]
-  __nv_bfloat16* out = nullptr;       // [rows, inter]
-  int32_t rows = 0, inter = 0;        // inter a multiple of 8
+  const T* up = nullptr;          // [rows, 2 * inter]
+  T* out = nullptr;               // [rows, inter]
+  int32_t rows = 0, inter = 0;    // inter a multiple of 8
 };
-void launch_geglu(const GegluParams& p, cudaStream_t stream);
+template <class T>
+void launch_geglu(const GegluParams<T>& p, cudaStream_t stream);
 
+template <class T>
 struct GeluParams {
-  __nv_bfloat16* data = nullptr;
+  T* data = nullptr;
   int64_t n = 0;
 };
-void launch_gelu(const GeluParams& p, cudaStream_t stream);
+template <class T>
+void launch_gelu(const GeluParams<T>& p, cudaStream_t stream);
 
 }  // namespace laya::cuda

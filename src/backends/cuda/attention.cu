@@ -6,6 +6,7 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/half16.cuh"
 #include "backends/cuda/mma.cuh"
 
 namespace laya::cuda {
@@ -15,11 +16,13 @@ namespace {
 constexpr int kBK = 32;         // keys per shared-memory tile
 constexpr int kD = 64;
 
-template <int kBQ>  // queries per block, one per thread
-__global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams p) {
+template <class T, int kBQ>  // queries per block, one per thread
+__global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams<T> p) {
+  using H = dev::Half16<T>;
+  using Pair = typename H::Pair;
   dev::pdl_prologue();
-  __shared__ __align__(16) __nv_bfloat16 ks[kBK][kD];
-  __shared__ __align__(16) __nv_bfloat16 vs[kBK][kD];
+  __shared__ __align__(16) T ks[kBK][kD];
+  __shared__ __align__(16) T vs[kBK][kD];
   const int tile = blockIdx.x;
   const int head = blockIdx.y;
   const int row = p.tiles[2 * tile];
@@ -37,10 +40,10 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams p) {
 #pragma unroll
   for (int e = 0; e < kD; ++e) acc[e] = 0.f;
   if (active) {
-    const __nv_bfloat162* src = reinterpret_cast<const __nv_bfloat162*>(p.qkv + qi * ld + head * kD);
+    const Pair* src = reinterpret_cast<const Pair*>(p.qkv + qi * ld + head * kD);
 #pragma unroll
     for (int e = 0; e < kD / 2; ++e) {
-      const float2 f = __bfloat1622float2(src[e]);
+      const float2 f = H::to_float2(src[e]);
       q[2 * e] = f.x;
       q[2 * e + 1] = f.y;
     }
@@ -78,10 +81,10 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams p) {
       const int kj = kb + j;
       const bool valid = kj < hi && (p.window < 0 || abs(qi - kj) <= p.window);
       float dot = 0.f;
-      const __nv_bfloat162* kr = reinterpret_cast<const __nv_bfloat162*>(&ks[j][0]);
+      const Pair* kr = reinterpret_cast<const Pair*>(&ks[j][0]);
 #pragma unroll
       for (int e = 0; e < kD / 2; ++e) {
-        const float2 f = __bfloat1622float2(kr[e]);
+        const float2 f = H::to_float2(kr[e]);
         dot = fmaf(q[2 * e], f.x, dot);
         dot = fmaf(q[2 * e + 1], f.y, dot);
       }
@@ -97,10 +100,10 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams p) {
     for (int j = 0; j < kBK; ++j) {
       const float pj = s[j] == -INFINITY ? 0.f : expf(s[j] - mt);
       l += pj;
-      const __nv_bfloat162* vr = reinterpret_cast<const __nv_bfloat162*>(&vs[j][0]);
+      const Pair* vr = reinterpret_cast<const Pair*>(&vs[j][0]);
 #pragma unroll
       for (int e = 0; e < kD / 2; ++e) {
-        const float2 f = __bfloat1622float2(vr[e]);
+        const float2 f = H::to_float2(vr[e]);
         acc[2 * e] = fmaf(pj, f.x, acc[2 * e]);
         acc[2 * e + 1] = fmaf(pj, f.y, acc[2 * e + 1]);
       }
@@ -109,35 +112,35 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams p) {
   }
   if (!active) return;
   const float inv = l > 0.f ? 1.f / l : 0.f;
-  __nv_bfloat162* dst = reinterpret_cast<__nv_bfloat162*>(p.out + static_cast<size_t>(qi) * p.heads * kD + head * kD);
+  Pair* dst = reinterpret_cast<Pair*>(p.out + static_cast<size_t>(qi) * p.heads * kD + head * kD);
 #pragma unroll
-  for (int e = 0; e < kD / 2; ++e) dst[e] = __floats2bfloat162_rn(acc[2 * e] * inv, acc[2 * e + 1] * inv);
+  for (int e = 0; e < kD / 2; ++e) dst[e] = H::from_float2(acc[2 * e] * inv, acc[2 * e + 1] * inv);
 }
 
-// Tensor-core variant (mma.sync m16n8k16 bf16, fp32 accumulate; sm_80+): 4 warps x 16 queries,
-// 64-key tiles in shared memory, online softmax in fp32, P rounded to bf16 for P.V as
-// FlashAttention does. Same tile table, masking and zero-key semantics as the SIMT kernel above.
-constexpr int kStride = 72;  // padded smem row (bf16): conflict-free fragment loads
+// Tensor-core variant (mma.sync m16n8k16 on T, fp32 accumulate; sm_80+): 4 warps x 16 queries,
+// 64-key tiles in shared memory, online softmax in fp32, P rounded to T for P.V as FlashAttention
+// does. Same tile table, masking and zero-key semantics as the SIMT kernel above.
+constexpr int kStride = 72;  // padded smem row (16-bit elements): conflict-free fragment loads
 
 using dev::cp_async16;
 using dev::cp_async_commit;
 using dev::cp_async_wait;
 using dev::ldmatrix_x4;
 using dev::ldmatrix_x4_trans;
-using dev::mma_bf16;
-using dev::pack_bf16;
 
 // Loads dims [c*8, c*8+8) and [32+c*8, 32+c*8+8) of one q or k row (c < 4) into smem row `dst`,
-// rotated when cos != nullptr exactly like rope_kernel: bf16(x1*c - x2*s), bf16(x2*c + x1*s).
-__device__ __forceinline__ void load_pair(__nv_bfloat16* dst, const __nv_bfloat16* src, int c, bool valid, int pos,
-                                          const float* cos_t, const float* sin_t) {
+// rotated when cos != nullptr exactly like rope_kernel: T(x1*c - x2*s), T(x2*c + x1*s).
+template <class T>
+__device__ __forceinline__ void load_pair(T* dst, const T* src, int c, bool valid, int pos, const float* cos_t,
+                                          const float* sin_t) {
+  using H = dev::Half16<T>;
   uint4 lo = make_uint4(0, 0, 0, 0), hi = make_uint4(0, 0, 0, 0);
   if (valid) {
     lo = *reinterpret_cast<const uint4*>(src + c * 8);
     hi = *reinterpret_cast<const uint4*>(src + 32 + c * 8);
     if (cos_t != nullptr) {
-      __nv_bfloat16* l = reinterpret_cast<__nv_bfloat16*>(&lo);
-      __nv_bfloat16* h = reinterpret_cast<__nv_bfloat16*>(&hi);
+      T* l = reinterpret_cast<T*>(&lo);
+      T* h = reinterpret_cast<T*>(&hi);
       float cs[8], sn[8];  // 16-byte table reads (tables are 16-byte aligned: checked at launch)
       *reinterpret_cast<float4*>(&cs[0]) = *reinterpret_cast<const float4*>(cos_t + pos * 32 + c * 8);
       *reinterpret_cast<float4*>(&cs[4]) = *reinterpret_cast<const float4*>(cos_t + pos * 32 + c * 8 + 4);
@@ -145,9 +148,9 @@ __device__ __forceinline__ void load_pair(__nv_bfloat16* dst, const __nv_bfloat1
       *reinterpret_cast<float4*>(&sn[4]) = *reinterpret_cast<const float4*>(sin_t + pos * 32 + c * 8 + 4);
 #pragma unroll
       for (int e = 0; e < 8; ++e) {
-        const float x1 = __bfloat162float(l[e]), x2 = __bfloat162float(h[e]);
-        l[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x1, cs[e]), __fmul_rn(-x2, sn[e])));
-        h[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x2, cs[e]), __fmul_rn(x1, sn[e])));
+        const float x1 = H::to_float(l[e]), x2 = H::to_float(h[e]);
+        l[e] = H::from_float(__fadd_rn(__fmul_rn(x1, cs[e]), __fmul_rn(-x2, sn[e])));
+        h[e] = H::from_float(__fadd_rn(__fmul_rn(x2, cs[e]), __fmul_rn(x1, sn[e])));
       }
     }
   }
@@ -170,17 +173,18 @@ constexpr float kLog2e = 1.4426950408889634f;
 // registers per thread either way. Shared memory is dynamic: q tile, then 2 K and 2 V tiles.
 template <int kWarps>
 constexpr size_t attention_smem_bytes() {
-  return static_cast<size_t>(16 * kWarps + 4 * 64) * kStride * sizeof(__nv_bfloat16);
+  return static_cast<size_t>(16 * kWarps + 4 * 64) * kStride * 2;  // 16-bit elements
 }
 
-template <int kWarps, bool kRopeK, bool kExp2>
-__global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mma_kernel(AttentionParams p) {
+template <class T, int kWarps, bool kRopeK, bool kExp2>
+__global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mma_kernel(AttentionParams<T> p) {
+  using Pair = typename dev::Half16<T>::Pair;
   constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps;
   dev::pdl_prologue();
   extern __shared__ __align__(16) unsigned char attn_smem[];
-  __nv_bfloat16* qs = reinterpret_cast<__nv_bfloat16*>(attn_smem);
-  auto ks = reinterpret_cast<__nv_bfloat16(*)[64 * kStride]>(qs + kBQ * kStride);
-  auto vs = reinterpret_cast<__nv_bfloat16(*)[64 * kStride]>(qs + kBQ * kStride + 2 * 64 * kStride);
+  T* qs = reinterpret_cast<T*>(attn_smem);
+  auto ks = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride);
+  auto vs = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride + 2 * 64 * kStride);
   const int tile = blockIdx.x;
   const int head = blockIdx.y;
   const int row = p.tiles[2 * tile];
@@ -209,7 +213,7 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
       const int j = j0 + r * kRowStep;
       const int t = kb + j;
       const bool ok = t < hi;
-      const __nv_bfloat16* src = p.qkv + static_cast<size_t>(ok ? t : lo) * ld + c8;
+      const T* src = p.qkv + static_cast<size_t>(ok ? t : lo) * ld + c8;
       if constexpr (!kRopeK) cp_async16(&ks[buf][j * kStride + c8], src + koff, ok);
       cp_async16(&vs[buf][j * kStride + c8], src + voff, ok);
     }
@@ -242,7 +246,7 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
   __syncthreads();
 #pragma unroll
   for (int kk = 0; kk < 4; ++kk) {
-    const __nv_bfloat16* base = &qs[(warp * 16 + g) * kStride + kk * 16 + tig * 2];
+    const T* base = &qs[(warp * 16 + g) * kStride + kk * 16 + tig * 2];
     qf[kk][0] = *reinterpret_cast<const uint32_t*>(base);
     qf[kk][1] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride);
     qf[kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
@@ -258,8 +262,8 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
       cp_async_wait<0>();
     }
     __syncthreads();
-    const __nv_bfloat16* kt = ks[buf];
-    const __nv_bfloat16* vtile = vs[buf];
+    const T* kt = ks[buf];
+    const T* vtile = vs[buf];
     float s[8][4];
 #pragma unroll
     for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
@@ -271,8 +275,8 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
       for (int kk = 0; kk < 4; ++kk) {
         uint32_t b[4];
         ldmatrix_x4(b, &kt[(n * 8 + (lane & 7) + ((lane >> 4) << 3)) * kStride + kk * 16 + ((lane >> 3) & 1) * 8]);
-        mma_bf16(s[n], qf[kk], b[0], b[1]);
-        mma_bf16(s[n + 1], qf[kk], b[2], b[3]);
+        dev::mma16<T>(s[n], qf[kk], b[0], b[1]);
+        dev::mma16<T>(s[n + 1], qf[kk], b[2], b[3]);
       }
     float mx_a = m_a, mx_b = m_b;
     if constexpr (kExp2) {
@@ -363,8 +367,8 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
         sa[n] = p0 + p1;
         sb[n] = p2 + p3;
         const int t = n >> 1, half = n & 1;
-        pf[t][half * 2 + 0] = pack_bf16(p0, p1);
-        pf[t][half * 2 + 1] = pack_bf16(p2, p3);
+        pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
+        pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
       }
 #pragma unroll
       for (int w = 4; w > 0; w >>= 1)
@@ -385,8 +389,8 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
         l_a += p0 + p1;
         l_b += p2 + p3;
         const int t = n >> 1, half = n & 1;
-        pf[t][half * 2 + 0] = pack_bf16(p0, p1);
-        pf[t][half * 2 + 1] = pack_bf16(p2, p3);
+        pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
+        pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
       }
     }
     // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
@@ -396,8 +400,8 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
       for (int n = 0; n < 8; n += 2) {
         uint32_t b[4];
         ldmatrix_x4_trans(b, &vtile[(t * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kStride + n * 8 + (lane >> 4) * 8]);
-        mma_bf16(o[n], pf[t], b[0], b[1]);
-        mma_bf16(o[n + 1], pf[t], b[2], b[3]);
+        dev::mma16<T>(o[n], pf[t], b[0], b[1]);
+        dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
       }
     __syncthreads();
   }
@@ -411,36 +415,39 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
   for (int n = 0; n < 8; ++n) {
     const int col = head * kD + n * 8 + tig * 2;
     if (qa < re)
-      *reinterpret_cast<__nv_bfloat162*>(p.out + qa * ldo + col) = __floats2bfloat162_rn(o[n][0] * ia, o[n][1] * ia);
+      *reinterpret_cast<Pair*>(p.out + qa * ldo + col) = dev::Half16<T>::from_float2(o[n][0] * ia, o[n][1] * ia);
     if (qb < re)
-      *reinterpret_cast<__nv_bfloat162*>(p.out + qb * ldo + col) = __floats2bfloat162_rn(o[n][2] * ib, o[n][3] * ib);
+      *reinterpret_cast<Pair*>(p.out + qb * ldo + col) = dev::Half16<T>::from_float2(o[n][2] * ib, o[n][3] * ib);
   }
 }
 
-template <int kWarps, bool kRopeK, bool kExp2>
-void launch_mma_variant(const AttentionParams& p, dim3 grid, cudaStream_t stream) {
+template <class T, int kWarps, bool kRopeK, bool kExp2>
+void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t stream) {
   constexpr size_t smem = attention_smem_bytes<kWarps>();
   if constexpr (smem > 48 * 1024) {
     // Opt in once per kernel (not a stream operation: allowed while a graph is being captured).
-    static const cudaError_t opted = cudaFuncSetAttribute(attention_mma_kernel<kWarps, kRopeK, kExp2>,
+    static const cudaError_t opted = cudaFuncSetAttribute(attention_mma_kernel<T, kWarps, kRopeK, kExp2>,
                                                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     LAYA_CUDA_CHECK(opted);
   }
-  launch_kernel_smem(attention_mma_kernel<kWarps, kRopeK, kExp2>, grid, dim3(32 * kWarps), smem, stream, true, p);
+  launch_kernel_smem(attention_mma_kernel<T, kWarps, kRopeK, kExp2>, grid, dim3(32 * kWarps), smem, stream, true, p);
 }
 
-template <int kWarps>
-void launch_mma(const AttentionParams& p, dim3 grid, bool exp2, cudaStream_t stream) {
+template <class T, int kWarps>
+void launch_mma(const AttentionParams<T>& p, dim3 grid, bool exp2, cudaStream_t stream) {
   const bool rope_k = p.rope_cos != nullptr && !p.k_rotated;
   if (rope_k)
-    exp2 ? launch_mma_variant<kWarps, true, true>(p, grid, stream) : launch_mma_variant<kWarps, true, false>(p, grid, stream);
+    exp2 ? launch_mma_variant<T, kWarps, true, true>(p, grid, stream)
+         : launch_mma_variant<T, kWarps, true, false>(p, grid, stream);
   else
-    exp2 ? launch_mma_variant<kWarps, false, true>(p, grid, stream) : launch_mma_variant<kWarps, false, false>(p, grid, stream);
+    exp2 ? launch_mma_variant<T, kWarps, false, true>(p, grid, stream)
+         : launch_mma_variant<T, kWarps, false, false>(p, grid, stream);
 }
 
 }  // namespace
 
-void launch_attention(const AttentionParams& p, cudaStream_t stream) {
+template <class T>
+void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.qkv && p.out && p.row_offsets && p.tiles && p.tile_capacity >= 0 && p.heads > 0 && p.window >= -1,
                ErrorKind::internal, "attention: bad parameters");
   LAYA_REQUIRE(p.rope_cos == nullptr || (p.rope_sin != nullptr && p.rope_len > 0 && !p.simt), ErrorKind::internal,
@@ -460,15 +467,18 @@ void launch_attention(const AttentionParams& p, cudaStream_t stream) {
   }();
   if (p.simt) {
     if (p.query_tile == 64)
-      launch_kernel(attention_kernel<64>, grid, 64, stream, true, p);
+      launch_kernel(attention_kernel<T, 64>, grid, 64, stream, true, p);
     else
-      launch_kernel(attention_kernel<128>, grid, 128, stream, true, p);
+      launch_kernel(attention_kernel<T, 128>, grid, 128, stream, true, p);
   } else if (p.query_tile == 64) {
-    launch_mma<4>(p, grid, exp2, stream);
+    launch_mma<T, 4>(p, grid, exp2, stream);
   } else {
-    launch_mma<8>(p, grid, exp2, stream);
+    launch_mma<T, 8>(p, grid, exp2, stream);
   }
   LAYA_CUDA_CHECK_LAUNCH();
 }
+
+#define LAYA_INSTANTIATE_ATTENTION(T) template void launch_attention<T>(const AttentionParams<T>&, cudaStream_t);
+LAYA_FOR_HALF16(LAYA_INSTANTIATE_ATTENTION)
 
 }  // namespace laya::cuda

@@ -1,6 +1,6 @@
 // Bidirectional multi-head attention over packed varlen rows (head_dim 64), global or windowed
-// (keys with |i - j| <= window), reading q|k|v from one [tokens, 3*heads*64] bf16 buffer and
-// writing [tokens, heads*64] bf16. fp32 scores, softmax and accumulation; a query with no valid key
+// (keys with |i - j| <= window), reading q|k|v from one [tokens, 3*heads*64] buffer of 16-bit T
+// (the precision mode's type, __nv_bfloat16 or __half) and writing [tokens, heads*64] T. fp32 scores, softmax and accumulation; a query with no valid key
 // writes zeros. Two kernels: tensor-core mma.sync (default) and plain fp32 SIMT. Work is a table of 64-query tiles (row slot, first query) built on the host, so a
 // CUDA Graph captured for a bucket serves any row lengths that fit it.
 #pragma once
@@ -8,13 +8,15 @@
 #include <cstdint>
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 namespace laya::cuda {
 
+template <class T>
 struct AttentionParams {
-  const __nv_bfloat16* qkv = nullptr;  // [tokens, 3 * heads * 64]
-  __nv_bfloat16* out = nullptr;        // [tokens, heads * 64]
+  const T* qkv = nullptr;                // [tokens, 3 * heads * 64]
+  T* out = nullptr;                      // [tokens, heads * 64]
   const int32_t* row_offsets = nullptr;  // [row_slots + 1]
   const int32_t* tiles = nullptr;        // [tile_capacity * 2]: (row slot, first query) or (-1, -1)
   int32_t tile_capacity = 0;
@@ -23,7 +25,7 @@ struct AttentionParams {
   float scale = 0.125f;
   bool simt = false;  // true: the plain fp32 SIMT kernel (reference/fallback); false: tensor cores
   // Optional RoPE fused into the q/k loads (tensor-core kernel only): position = token - row start,
-  // clamped to table_len - 1; same fp32 arithmetic and bf16 rounding as launch_rope (rope.cuh).
+  // clamped to table_len - 1; same fp32 arithmetic and rounding as launch_rope (rope.cuh).
   const float* rope_cos = nullptr;  // [table_len, 32]
   const float* rope_sin = nullptr;
   int32_t rope_len = 0;
@@ -33,6 +35,7 @@ struct AttentionParams {
   // Queries per tile of the tile table: 64 (default) or 128 (attention_query_tile, bucket.h).
   int32_t query_tile = 64;
 };
-void launch_attention(const AttentionParams& p, cudaStream_t stream);
+template <class T>
+void launch_attention(const AttentionParams<T>& p, cudaStream_t stream);
 
 }  // namespace laya::cuda

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <unordered_map>
 
 #include "backends/cuda/activation.cuh"
@@ -18,6 +19,7 @@
 #include "backends/cuda/graph_cache.h"
 #include "backends/cuda/heads.cuh"
 #include "backends/cuda/norm.cuh"
+#include "backends/cuda/precision.h"
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
 #include "backends/cuda/skinny_plan.h"
@@ -44,13 +46,14 @@ int32_t tune_from_rows() {
 
 int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
 
-// Device buffers of the one workspace (sized for the limits) and the pinned host staging.
+// Device buffers of the one workspace (sized for the limits) and the pinned host staging. The
+// 16-bit buffers hold the precision mode's type (record_as<T> sees them typed).
 struct Workspace {
   void* block = nullptr;
   int64_t bytes = 0;
   float *x = nullptr, *h = nullptr;
-  __nv_bfloat16 *y = nullptr, *qkv = nullptr, *att = nullptr, *proj = nullptr, *up = nullptr, *g = nullptr;
-  __nv_bfloat16 *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
+  void *y = nullptr, *qkv = nullptr, *att = nullptr, *proj = nullptr, *up = nullptr, *g = nullptr;
+  void *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
@@ -129,18 +132,23 @@ class CudaBackendImpl final : public CudaEngine {
  private:
   void check_usable() const;
   void record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
+  template <class Elem>
+  void record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   void run_eager(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   bool capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec);
   void release() noexcept;
   void warm(const std::string& shapes);
-  void linear(const GemmArgs& g, cudaStream_t s);
-  void up_geglu(const __nv_bfloat16* in, const __nv_bfloat16* w, int32_t tokens, cudaStream_t s);
+  template <class Elem>
+  void linear(const GemmArgs<Elem>& g, cudaStream_t s);
+  template <class Elem>
+  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s);
 
   std::string device_name_;
   int device_ = 0;
   Dims dims_;
   BucketLimits limits_;
   bool graphs_ = true;
+  Precision precision_ = Precision::bf16;
   DeviceWeights w_;
   Workspace ws_;
   cudaStream_t stream_ = nullptr;
@@ -166,9 +174,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   // 1. Options and model dims the kernels support — nothing touches the GPU before these pass.
   LAYA_REQUIRE(options.execution == "eager" || options.execution == "graph", ErrorKind::bad_request,
                "--execution must be eager or graph (got '{}')", options.execution);
-  LAYA_REQUIRE(options.precision == "bf16", ErrorKind::bad_request,
-               "CUDA precision '{}' is not supported by this build (only bf16, the official CUDA autocast policy)",
-               options.precision);
+  precision_ = resolve_precision(options.precision, cfg.agent.amp_dtype);
   graphs_ = options.execution == "graph";
   dims_.d = cfg.encoder.hidden;
   dims_.heads = cfg.encoder.heads;
@@ -260,7 +266,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     LAYA_CUDA_CHECK(cudaEventCreate(&ev_start_));
     LAYA_CUDA_CHECK(cudaEventCreate(&ev_stop_));
-    w_ = upload_weights(ckpt, rope_len);
+    w_ = upload_weights(ckpt, rope_len, precision_);
     LAYA_CUDA_CHECK(cudaMalloc(&ws_.block, static_cast<size_t>(ws_bytes)));
     ws_.bytes = ws_bytes;
     int64_t at = 0;
@@ -276,7 +282,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows());
     // The experiment's kernels are prepared (and the GPU checked for clusters) only when asked for.
-    skinny_max_m_ = skinny_max_m_from_env();
+    // The experiment's kernels are bf16 only.
+    skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
@@ -289,10 +296,10 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   const int64_t nodes = 12 + 10 * static_cast<int64_t>(w_.layers.size()) + 8 * static_cast<int64_t>(w_.head.size());
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
-      "cuda: {} ready: weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
+      "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
       "skinny GEMM {}",
-      device_name_, w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows, limits_.max_markers,
-      options.execution,
+      device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
+      limits_.max_markers, options.execution,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off (cuBLASLt for every GEMM)"));
   try {
     warm(options.warmup_shapes);
@@ -355,7 +362,7 @@ engine::BackendInfo CudaBackendImpl::info() const {
   engine::BackendInfo i;
   i.backend = "cuda";
   i.device = device_name_;
-  i.precision = "bf16";
+  i.precision = precision_name(precision_);
   i.weight_bytes = w_.bytes;
   i.device_memory_used = device_bytes_in_use();
   return i;
@@ -367,26 +374,43 @@ void CudaBackendImpl::check_usable() const {
 
 // The token count of the bucket decides the path, so every execution mode of a bucket runs the
 // same kernels (bitwise-identical results).
-void CudaBackendImpl::linear(const GemmArgs& g, cudaStream_t s) {
-  if (g.m <= skinny_max_m_) {
-    launch_skinny_gemm({g.in, g.w, g.bias, g.out, g.m, g.n, g.k, g.relu, false}, s);
-  } else {
-    gemm_->run(g, s);
+template <class Elem>
+void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
+  if constexpr (std::is_same_v<Elem, __nv_bfloat16>) {
+    if (g.m <= skinny_max_m_) {
+      launch_skinny_gemm({g.in, g.w, g.bias, g.out, g.m, g.n, g.k, g.relu, false}, s);
+      return;
+    }
   }
+  gemm_->run(g, s);
 }
 
 // ws_.g = GeGLU(in . Wi^T): one skinny kernel for small buckets, else the cuBLASLt GEMM into
 // ws_.up and geglu_kernel.
-void CudaBackendImpl::up_geglu(const __nv_bfloat16* in, const __nv_bfloat16* w, int32_t tokens, cudaStream_t s) {
-  if (tokens <= skinny_max_m_) {
-    launch_skinny_gemm({in, w, nullptr, ws_.g, tokens, dims_.inter, dims_.d, false, true}, s);
-  } else {
-    gemm_->run({in, w, nullptr, ws_.up, tokens, 2 * dims_.inter, dims_.d, false}, s);
-    launch_geglu({ws_.up, ws_.g, tokens, dims_.inter}, s);
+template <class Elem>
+void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s) {
+  Elem* up = static_cast<Elem*>(ws_.up);
+  Elem* g = static_cast<Elem*>(ws_.g);
+  if constexpr (std::is_same_v<Elem, __nv_bfloat16>) {
+    if (tokens <= skinny_max_m_) {
+      launch_skinny_gemm({in, w, nullptr, g, tokens, dims_.inter, dims_.d, false, true}, s);
+      return;
+    }
   }
+  gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
+  launch_geglu(GegluParams<Elem>{up, g, tokens, dims_.inter}, s);
 }
 
 void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
+  if (precision_ == Precision::fp16)
+    record_as<__half>(b, l, dumps);
+  else
+    record_as<__nv_bfloat16>(b, l, dumps);
+}
+
+// The whole forward on the stream, in the precision mode's 16-bit type Elem.
+template <class Elem>
+void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
   const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
   cudaStream_t s = stream_;
   const int32_t* ids = ws_.in + l.ids;
@@ -398,15 +422,20 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   const int32_t* mark_tok = ws_.in + l.marker_tok;
   const int32_t* tiles = ws_.in + l.tiles;
   const int64_t dump_rows = dumps != nullptr ? dumps->tokens() : 0;
+  // The workspace's 16-bit buffers, typed.
+  Elem *y_ = static_cast<Elem*>(ws_.y), *qkv_ = static_cast<Elem*>(ws_.qkv), *att_ = static_cast<Elem*>(ws_.att);
+  Elem *proj_ = static_cast<Elem*>(ws_.proj), *up_ = static_cast<Elem*>(ws_.up), *g_ = static_cast<Elem*>(ws_.g);
+  Elem *my_ = static_cast<Elem*>(ws_.my), *mh_ = static_cast<Elem*>(ws_.mh), *logits_ = static_cast<Elem*>(ws_.logits);
+  Elem *act_in_ = static_cast<Elem*>(ws_.act_in), *act_h_ = static_cast<Elem*>(ws_.act_h), *act_ = static_cast<Elem*>(ws_.act);
 
   LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.in, ws_.host_in, static_cast<size_t>(l.bytes()), cudaMemcpyHostToDevice, s));
 
-  EmbedLnParams e;
+  EmbedLnParams<Elem> e;
   e.ids = ids;
   e.table = w_.tok_emb;
   e.weight = w_.emb_norm;
   e.x = ws_.x;
-  e.y = ws_.y;
+  e.y = y_;
   e.tokens = T;
   e.d = d;
   e.vocab = dims_.vocab;
@@ -414,9 +443,9 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   launch_embed_ln(e, s);
   if (dumps) dumps->f32("embed", ws_.x, dump_rows, d);
 
-  AttentionParams ap;
-  ap.qkv = ws_.qkv;
-  ap.out = ws_.att;
+  AttentionParams<Elem> ap;
+  ap.qkv = qkv_;
+  ap.out = att_;
   ap.row_offsets = row_off;
   ap.tiles = tiles;
   ap.tile_capacity = static_cast<int32_t>(l.tile_capacity);
@@ -427,7 +456,7 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
-    linear({ws_.y, lw.wqkv, nullptr, ws_.qkv, T, 3 * d, d, false}, s);
+    linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
     // RoPE: q is rotated inside the attention kernel's loads. k too for small buckets (each K tile
     // is read by one query tile there: fusing saves a launch); from kRotateKOnceTokens tokens a K
     // tile may be read by several query tiles, so k is rotated once, in place, by one vectorised
@@ -439,8 +468,8 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
     ap.window = lw.global ? -1 : dims_.local_half;
     ap.k_rotated = T > rotate_k_once_above_;
     if (ap.k_rotated) {
-      RopeParams rp;
-      rp.qkv = ws_.qkv;
+      RopeParams<Elem> rp;
+      rp.qkv = qkv_;
       rp.pos = pos;
       rp.cos = ap.rope_cos;
       rp.sin = ap.rope_sin;
@@ -451,27 +480,27 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
       launch_rope(rp, s);
     }
     launch_attention(ap, s);
-    linear({ws_.att, lw.wo, nullptr, ws_.proj, T, d, d, false}, s);
-    AddLnParams a;
+    linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
+    AddLnParams<Elem> a;
     a.x = ws_.x;
-    a.add = ws_.proj;
+    a.add = proj_;
     a.weight = lw.mlp_norm;
-    a.y = ws_.y;
+    a.y = y_;
     a.tokens = T;
     a.d = d;
     a.eps = dims_.eps;
     launch_add_ln(a, s);
-    up_geglu(ws_.y, lw.wi, T, s);
-    linear({ws_.g, lw.mlp_wo, nullptr, ws_.proj, T, d, dims_.inter, false}, s);
-    AddLnParams a2;
+    up_geglu(y_, as<Elem>(lw.wi), T, s);
+    linear(GemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), nullptr, proj_, T, d, dims_.inter, false}, s);
+    AddLnParams<Elem> a2;
     a2.x = ws_.x;
-    a2.add = ws_.proj;
+    a2.add = proj_;
     a2.tokens = T;
     a2.d = d;
     a2.eps = dims_.eps;
     if (i + 1 < L) {
       a2.weight = w_.layers[static_cast<size_t>(i + 1)].attn_norm;
-      a2.y = ws_.y;
+      a2.y = y_;
     } else {
       a2.weight = w_.final_norm;
       a2.norm_out = ws_.h;
@@ -482,104 +511,104 @@ void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* d
   if (dumps) dumps->f32("final_norm", ws_.h, dump_rows, d);
 
   const int32_t H = static_cast<int32_t>(w_.head.size());
-  TypeLnParams tp;
+  TypeLnParams<Elem> tp;
   tp.x = ws_.h;
   tp.type_emb = w_.type_emb;
   tp.tok_row = tok_row;
   tp.qtypes = qtypes;
   tp.weight = H > 0 ? w_.head[0].n1_w : w_.scorer_norm_w;  // without decision layers y is unused
   tp.bias = H > 0 ? w_.head[0].n1_b : w_.scorer_norm_b;
-  tp.y = ws_.y;
+  tp.y = y_;
   tp.tokens = T;
   tp.d = d;
   tp.eps = 1e-5f;
   launch_type_ln(tp, s);
   for (int32_t li = 0; li < H; ++li) {
     const auto& hw = w_.head[static_cast<size_t>(li)];
-    linear({ws_.y, hw.in_w, hw.in_b, ws_.qkv, T, 3 * d, d, false}, s);
+    linear(GemmArgs<Elem>{y_, as<Elem>(hw.in_w), as<Elem>(hw.in_b), qkv_, T, 3 * d, d, false}, s);
     ap.rope_cos = ap.rope_sin = nullptr;  // no positions in the decision layers
     ap.k_rotated = false;
     ap.window = -1;
     launch_attention(ap, s);
-    linear({ws_.att, hw.out_w, hw.out_b, ws_.proj, T, d, d, false}, s);
-    AddLnParams a;
+    linear(GemmArgs<Elem>{att_, as<Elem>(hw.out_w), as<Elem>(hw.out_b), proj_, T, d, d, false}, s);
+    AddLnParams<Elem> a;
     a.x = ws_.h;
-    a.add = ws_.proj;
+    a.add = proj_;
     a.weight = hw.n2_w;
     a.bias = hw.n2_b;
-    a.y = ws_.y;
+    a.y = y_;
     a.tokens = T;
     a.d = d;
     a.eps = 1e-5f;
     launch_add_ln(a, s);
-    linear({ws_.y, hw.l1_w, hw.l1_b, ws_.up, T, dims_.ffn, d, true}, s);
-    linear({ws_.up, hw.l2_w, hw.l2_b, ws_.proj, T, d, dims_.ffn, false}, s);
-    AddLnParams a2;
+    linear(GemmArgs<Elem>{y_, as<Elem>(hw.l1_w), as<Elem>(hw.l1_b), up_, T, dims_.ffn, d, true}, s);
+    linear(GemmArgs<Elem>{up_, as<Elem>(hw.l2_w), as<Elem>(hw.l2_b), proj_, T, d, dims_.ffn, false}, s);
+    AddLnParams<Elem> a2;
     a2.x = ws_.h;
-    a2.add = ws_.proj;
+    a2.add = proj_;
     a2.tokens = T;
     a2.d = d;
     a2.eps = 1e-5f;
     if (li + 1 < H) {
       a2.weight = w_.head[static_cast<size_t>(li + 1)].n1_w;
       a2.bias = w_.head[static_cast<size_t>(li + 1)].n1_b;
-      a2.y = ws_.y;
+      a2.y = y_;
     }
     launch_add_ln(a2, s);
     if (dumps) dumps->f32(fmt::format("head.{}", li), ws_.h, dump_rows, d);
   }
   if (dumps) dumps->markers(ws_.h);
 
-  GatherLnParams gp;
+  GatherLnParams<Elem> gp;
   gp.x = ws_.h;
   gp.marker_tok = mark_tok;
   gp.weight = w_.scorer_norm_w;
   gp.bias = w_.scorer_norm_b;
-  gp.y = ws_.my;
+  gp.y = my_;
   gp.markers = K;
   gp.d = d;
   gp.tokens = T;
   gp.eps = 1e-5f;
   launch_gather_ln(gp, s);
-  linear({ws_.my, w_.scorer_fc1_w, w_.scorer_fc1_b, ws_.mh, K, d, d, false}, s);
-  launch_gelu({ws_.mh, static_cast<int64_t>(K) * d}, s);
-  SmallLinearParams sl;
-  sl.in = ws_.mh;
-  sl.w = w_.scorer_fc2_w;
-  sl.bias = w_.scorer_fc2_b;
-  sl.out = ws_.logits;
+  linear(GemmArgs<Elem>{my_, as<Elem>(w_.scorer_fc1_w), as<Elem>(w_.scorer_fc1_b), mh_, K, d, d, false}, s);
+  launch_gelu(GeluParams<Elem>{mh_, static_cast<int64_t>(K) * d}, s);
+  SmallLinearParams<Elem> sl;
+  sl.in = mh_;
+  sl.w = as<Elem>(w_.scorer_fc2_w);
+  sl.bias = as<Elem>(w_.scorer_fc2_b);
+  sl.out = logits_;
   sl.rows = K;
   sl.n = 1;
   sl.k = d;
   sl.ld_in = d;
   launch_small_linear(sl, s);
-  FeaturesParams fp;
-  fp.logits = ws_.logits;
+  FeaturesParams<Elem> fp;
+  fp.logits = logits_;
   fp.marker_offsets = mark_off;
   fp.row_offsets = row_off;
   fp.h = ws_.h;
-  fp.act_in = ws_.act_in;
+  fp.act_in = act_in_;
   fp.logits_out = ws_.out;
   fp.row_slots = S;
   fp.markers_pad = K;
   fp.d = d;
   launch_features(fp, s);
-  SmallLinearParams a1;
-  a1.in = ws_.act_in;
-  a1.w = w_.act_fc1_w;
-  a1.bias = w_.act_fc1_b;
-  a1.out = ws_.act_h;
+  SmallLinearParams<Elem> a1;
+  a1.in = act_in_;
+  a1.w = as<Elem>(w_.act_fc1_w);
+  a1.bias = as<Elem>(w_.act_fc1_b);
+  a1.out = act_h_;
   a1.rows = S;
   a1.n = dims_.act_hidden;
   a1.k = d + 4;
   a1.ld_in = d + 4;
   a1.gelu = true;
   launch_small_linear(a1, s);
-  SmallLinearParams a2;
-  a2.in = ws_.act_h;
-  a2.w = w_.act_fc2_w;
-  a2.bias = w_.act_fc2_b;
-  a2.out = ws_.act;
+  SmallLinearParams<Elem> a2;
+  a2.in = act_h_;
+  a2.w = as<Elem>(w_.act_fc2_w);
+  a2.bias = as<Elem>(w_.act_fc2_b);
+  a2.out = act_;
   a2.out_f32 = ws_.out + K;
   a2.rows = S;
   a2.n = dims_.n_act;

@@ -30,9 +30,9 @@ std::string Gemm::version() {
   return fmt::format("{}.{}.{}", v / 10000, v / 100 % 100, v % 100);
 }
 
-Gemm::Plan& Gemm::plan_for(const GemmArgs& a, int epilogue, cudaStream_t stream) {
+Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
   const int32_t m = a.m, n = a.n, k = a.k;
-  const auto key = std::make_tuple(m, n, k, epilogue);
+  const auto key = std::make_tuple(m, n, k, epilogue, static_cast<int>(a.type));
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second;
   // Column-major view: C^T[N, M] = W[N, K] (row-major = col-major [K, N], transposed) x in^T.
@@ -44,12 +44,12 @@ Gemm::Plan& Gemm::plan_for(const GemmArgs& a, int epilogue, cudaStream_t stream)
   const auto epi = static_cast<cublasLtEpilogue_t>(epilogue);
   LAYA_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
   if (epi == CUBLASLT_EPILOGUE_BIAS || epi == CUBLASLT_EPILOGUE_RELU_BIAS) {
-    const cudaDataType_t bt = CUDA_R_16BF;
+    const cudaDataType_t bt = a.type;
     LAYA_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof(bt)));
   }
-  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.la, CUDA_R_16BF, k, n, k));
-  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.lb, CUDA_R_16BF, k, m, k));
-  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.lc, CUDA_R_16BF, n, m, n));
+  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.la, a.type, k, n, k));
+  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.lb, a.type, k, m, k));
+  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.lc, a.type, n, m, n));
   cublasLtMatmulPreference_t pref = nullptr;
   LAYA_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
   LAYA_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
@@ -95,7 +95,7 @@ Gemm::Plan& Gemm::plan_for(const GemmArgs& a, int epilogue, cudaStream_t stream)
 
 // Times the heuristic's first candidates on the call's own buffers (the real call then overwrites
 // the output) and returns the fastest; 0 where the stream is being captured or timing fails.
-int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int found, const GemmArgs& a,
+int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int found, const Call& a,
                   cudaStream_t stream) {
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
@@ -136,7 +136,7 @@ int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int f
   return best;
 }
 
-void Gemm::run(const GemmArgs& a, cudaStream_t stream) {
+void Gemm::run_call(const Call& a, cudaStream_t stream) {
   LAYA_REQUIRE(a.in && a.w && a.out && a.m >= 0 && a.n > 0 && a.k > 0 && (!a.relu || a.bias), ErrorKind::internal,
                "gemm: bad parameters (M={} N={} K={})", a.m, a.n, a.k);
   if (a.m == 0) return;

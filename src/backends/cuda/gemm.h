@@ -1,5 +1,6 @@
-// bf16 GEMMs through cuBLASLt: out[M,N] = act(in[M,K] . W[N,K]^T + bias[N]), fp32 accumulation,
-// one bf16 rounding of (accumulator + bias) — the autocast addmm semantics. ReLU commutes with that
+// 16-bit GEMMs through cuBLASLt (T = __nv_bfloat16 or __half, the precision mode's type):
+// out[M,N] = act(in[M,K] . W[N,K]^T + bias[N]), fp32 accumulation, one rounding of
+// (accumulator + bias) to T — the autocast addmm semantics. ReLU commutes with that
 // rounding, so its epilogue is exact; GELU is NOT fused (cuBLASLt's epilogue is the tanh form), it
 // runs as a separate kernel on the rounded value.
 //
@@ -16,18 +17,21 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include <cublasLt.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 namespace laya::cuda {
 
+template <class T>
 struct GemmArgs {
-  const __nv_bfloat16* in = nullptr;    // [M, K] row-major
-  const __nv_bfloat16* w = nullptr;     // [N, K] row-major (PyTorch Linear layout)
-  const __nv_bfloat16* bias = nullptr;  // [N] or null
-  __nv_bfloat16* out = nullptr;         // [M, N] row-major
+  const T* in = nullptr;    // [M, K] row-major
+  const T* w = nullptr;     // [N, K] row-major (PyTorch Linear layout)
+  const T* bias = nullptr;  // [N] or null
+  T* out = nullptr;         // [M, N] row-major
   int32_t m = 0, n = 0, k = 0;
   bool relu = false;
 };
@@ -40,26 +44,38 @@ class Gemm {
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
 
-  void run(const GemmArgs& a, cudaStream_t stream);
+  template <class T>
+  void run(const GemmArgs<T>& a, cudaStream_t stream) {
+    static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>);
+    run_call({a.in, a.w, a.bias, a.out, a.m, a.n, a.k, a.relu, std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF},
+             stream);
+  }
   // Whether a GEMM of `m` rows is timed on its first use.
   bool tunes(int32_t m) const { return m >= tune_from_m_; }
   static std::string version();
 
  private:
+  struct Call {  // a GemmArgs with its element type as data
+    const void *in, *w, *bias;
+    void* out;
+    int32_t m, n, k;
+    bool relu;
+    cudaDataType_t type;
+  };
   struct Plan {
     cublasLtMatmulDesc_t op = nullptr;
     cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
     cublasLtMatmulAlgo_t algo{};
   };
-  Plan& plan_for(const GemmArgs& a, int epilogue, cudaStream_t stream);
-  int fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int found, const GemmArgs& a,
-              cudaStream_t stream);
+  void run_call(const Call& a, cudaStream_t stream);
+  Plan& plan_for(const Call& a, int epilogue, cudaStream_t stream);
+  int fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int found, const Call& a, cudaStream_t stream);
 
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;
   int32_t tune_from_m_ = kNeverTune;
-  std::map<std::tuple<int32_t, int32_t, int32_t, int>, Plan> plans_;
+  std::map<std::tuple<int32_t, int32_t, int32_t, int, int>, Plan> plans_;  // (M, N, K, epilogue, type)
 };
 
 }  // namespace laya::cuda

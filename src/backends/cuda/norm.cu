@@ -2,12 +2,13 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/half16.cuh"
 
 namespace laya::cuda {
 
 namespace {
 
-constexpr int kMaxPairs = 16;  // d <= 1024: 16 bf16/float pairs per lane
+constexpr int kMaxPairs = 16;  // d <= 1024: 16 pairs per lane
 constexpr int kRowsPerBlock = 4;
 
 // Normalises the lane's pairs v[0..2*np) of one row in place: (v - mean) * rstd * w (+ b).
@@ -44,11 +45,13 @@ __device__ __forceinline__ void ln_inplace(float (&v)[2 * kMaxPairs], int np, in
     }
 }
 
-__device__ __forceinline__ void store_bf16(__nv_bfloat16* dst, const float (&v)[2 * kMaxPairs], int np, int lane) {
+template <class T>
+__device__ __forceinline__ void store16(T* dst, const float (&v)[2 * kMaxPairs], int np, int lane) {
+  using Pair = typename dev::Half16<T>::Pair;
 #pragma unroll
   for (int j = 0; j < kMaxPairs; ++j)
     if (j < np)
-      *reinterpret_cast<__nv_bfloat162*>(dst + 2 * lane + 64 * j) = __floats2bfloat162_rn(v[2 * j], v[2 * j + 1]);
+      *reinterpret_cast<Pair*>(dst + 2 * lane + 64 * j) = dev::Half16<T>::from_float2(v[2 * j], v[2 * j + 1]);
 }
 
 __device__ __forceinline__ void store_f32(float* dst, const float (&v)[2 * kMaxPairs], int np, int lane) {
@@ -67,7 +70,8 @@ __device__ __forceinline__ void load_f32(const float* src, float (&v)[2 * kMaxPa
     }
 }
 
-__global__ void embed_ln_kernel(EmbedLnParams p) {
+template <class T>
+__global__ void embed_ln_kernel(EmbedLnParams<T> p) {
   dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
@@ -86,10 +90,11 @@ __global__ void embed_ln_kernel(EmbedLnParams p) {
     }
   ln_inplace(v, np, p.d, p.weight, nullptr, p.eps, lane);
   store_f32(p.x + static_cast<size_t>(row) * p.d, v, np, lane);
-  store_bf16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
+  store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
 }
 
-__global__ void add_ln_kernel(AddLnParams p) {
+template <class T>
+__global__ void add_ln_kernel(AddLnParams<T> p) {
   dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
@@ -99,22 +104,24 @@ __global__ void add_ln_kernel(AddLnParams p) {
   float v[2 * kMaxPairs];
   load_f32(x, v, np, lane);
   if (p.add != nullptr) {
-    const __nv_bfloat16* a = p.add + static_cast<size_t>(row) * p.d;
+    using Pair = typename dev::Half16<T>::Pair;
+    const T* a = p.add + static_cast<size_t>(row) * p.d;
 #pragma unroll
     for (int j = 0; j < kMaxPairs; ++j)
       if (j < np) {
-        const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(a + 2 * lane + 64 * j));
+        const float2 f = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(a + 2 * lane + 64 * j));
         v[2 * j] = __fadd_rn(v[2 * j], f.x);
         v[2 * j + 1] = __fadd_rn(v[2 * j + 1], f.y);
       }
     store_f32(x, v, np, lane);
   }
   if (p.weight != nullptr) ln_inplace(v, np, p.d, p.weight, p.bias, p.eps, lane);
-  if (p.y != nullptr) store_bf16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
+  if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
   if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
 }
 
-__global__ void type_ln_kernel(TypeLnParams p) {
+template <class T>
+__global__ void type_ln_kernel(TypeLnParams<T> p) {
   dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
@@ -135,10 +142,11 @@ __global__ void type_ln_kernel(TypeLnParams p) {
     }
   store_f32(x, v, np, lane);
   ln_inplace(v, np, p.d, p.weight, p.bias, p.eps, lane);
-  store_bf16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
+  store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
 }
 
-__global__ void gather_ln_kernel(GatherLnParams p) {
+template <class T>
+__global__ void gather_ln_kernel(GatherLnParams<T> p) {
   dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int k = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
@@ -149,7 +157,7 @@ __global__ void gather_ln_kernel(GatherLnParams p) {
   float v[2 * kMaxPairs];
   load_f32(p.x + static_cast<size_t>(t) * p.d, v, np, lane);
   ln_inplace(v, np, p.d, p.weight, p.bias, p.eps, lane);
-  store_bf16(p.y + static_cast<size_t>(k) * p.d, v, np, lane);
+  store16(p.y + static_cast<size_t>(k) * p.d, v, np, lane);
 }
 
 void check_d(int32_t d, const char* what) {
@@ -161,40 +169,51 @@ unsigned grid_for(int32_t rows) { return static_cast<unsigned>((rows + kRowsPerB
 
 }  // namespace
 
-void launch_embed_ln(const EmbedLnParams& p, cudaStream_t stream) {
+template <class T>
+void launch_embed_ln(const EmbedLnParams<T>& p, cudaStream_t stream) {
   check_d(p.d, "embed_ln");
   LAYA_REQUIRE(p.ids && p.table && p.weight && p.x && p.y && p.tokens >= 0 && p.vocab > 0, ErrorKind::internal,
                "embed_ln: bad parameters");
   if (p.tokens == 0) return;
-  launch_kernel(embed_ln_kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, false, p);
+  launch_kernel(embed_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, false, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
-void launch_add_ln(const AddLnParams& p, cudaStream_t stream) {
+template <class T>
+void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
   check_d(p.d, "add_ln");
   LAYA_REQUIRE(p.x && p.tokens >= 0 && (p.bias == nullptr || p.weight != nullptr), ErrorKind::internal,
                "add_ln: bad parameters");
   if (p.tokens == 0) return;
-  launch_kernel(add_ln_kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
+  launch_kernel(add_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
-void launch_type_ln(const TypeLnParams& p, cudaStream_t stream) {
+template <class T>
+void launch_type_ln(const TypeLnParams<T>& p, cudaStream_t stream) {
   check_d(p.d, "type_ln");
   LAYA_REQUIRE(p.x && p.type_emb && p.tok_row && p.qtypes && p.weight && p.y && p.tokens >= 0, ErrorKind::internal,
                "type_ln: bad parameters");
   if (p.tokens == 0) return;
-  launch_kernel(type_ln_kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
+  launch_kernel(type_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
-void launch_gather_ln(const GatherLnParams& p, cudaStream_t stream) {
+template <class T>
+void launch_gather_ln(const GatherLnParams<T>& p, cudaStream_t stream) {
   check_d(p.d, "gather_ln");
   LAYA_REQUIRE(p.x && p.marker_tok && p.weight && p.y && p.markers >= 0 && p.tokens > 0, ErrorKind::internal,
                "gather_ln: bad parameters");
   if (p.markers == 0) return;
-  launch_kernel(gather_ln_kernel, grid_for(p.markers), 32 * kRowsPerBlock, stream, true, p);
+  launch_kernel(gather_ln_kernel<T>, grid_for(p.markers), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
+
+#define LAYA_INSTANTIATE_NORM(T)                                                \
+  template void launch_embed_ln<T>(const EmbedLnParams<T>&, cudaStream_t);     \
+  template void launch_add_ln<T>(const AddLnParams<T>&, cudaStream_t);         \
+  template void launch_type_ln<T>(const TypeLnParams<T>&, cudaStream_t);       \
+  template void launch_gather_ln<T>(const GatherLnParams<T>&, cudaStream_t);
+LAYA_FOR_HALF16(LAYA_INSTANTIATE_NORM)
 
 }  // namespace laya::cuda

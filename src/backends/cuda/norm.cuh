@@ -1,6 +1,7 @@
 // LayerNorm family: embedding + LayerNorm, residual add + LayerNorm, type embedding + LayerNorm,
-// marker gather + LayerNorm. fp32 math, one warp per row, d a multiple of 64 and <= 1024.
-// Host-includable: declarations only.
+// marker gather + LayerNorm. fp32 math, one warp per row, d a multiple of 64 and <= 1024. T is
+// the 16-bit type of the precision mode (__nv_bfloat16 or __half, precision.h) for the rounded
+// outputs and the added GEMM output. Host-includable: declarations only.
 #pragma once
 
 #include <cstdint>
@@ -11,33 +12,38 @@
 
 namespace laya::cuda {
 
-// x = LN(table[ids]) * weight (fp32, no bias); y = bf16(x).
+// x = LN(table[ids]) * weight (fp32, no bias); y = T(x).
+template <class T>
 struct EmbedLnParams {
   const int32_t* ids = nullptr;
   const __half* table = nullptr;  // [vocab, d], exact fp16 checkpoint values
   const float* weight = nullptr;
   float* x = nullptr;             // [tokens, d]
-  __nv_bfloat16* y = nullptr;     // [tokens, d]
+  T* y = nullptr;                 // [tokens, d]
   int32_t tokens = 0, d = 0, vocab = 0;
   float eps = 1e-5f;
 };
-void launch_embed_ln(const EmbedLnParams& p, cudaStream_t stream);
+template <class T>
+void launch_embed_ln(const EmbedLnParams<T>& p, cudaStream_t stream);
 
 // v = x + float(add) (stored back into x when add is set); n = LN(v) * weight (+ bias) when weight
-// is set, else n = v; y = bf16(n) when y is set; norm_out = n when norm_out is set.
+// is set, else n = v; y = T(n) when y is set; norm_out = n when norm_out is set.
+template <class T>
 struct AddLnParams {
   float* x = nullptr;
-  const __nv_bfloat16* add = nullptr;
+  const T* add = nullptr;
   const float* weight = nullptr;
   const float* bias = nullptr;
-  __nv_bfloat16* y = nullptr;
+  T* y = nullptr;
   float* norm_out = nullptr;
   int32_t tokens = 0, d = 0;
   float eps = 1e-5f;
 };
-void launch_add_ln(const AddLnParams& p, cudaStream_t stream);
+template <class T>
+void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream);
 
-// x += type_emb[qtypes[tok_row[t]]]; y = bf16(LN(x) * weight + bias).
+// x += type_emb[qtypes[tok_row[t]]]; y = T(LN(x) * weight + bias).
+template <class T>
 struct TypeLnParams {
   float* x = nullptr;
   const float* type_emb = nullptr;  // [3, d]
@@ -45,22 +51,25 @@ struct TypeLnParams {
   const int32_t* qtypes = nullptr;
   const float* weight = nullptr;
   const float* bias = nullptr;
-  __nv_bfloat16* y = nullptr;
+  T* y = nullptr;
   int32_t tokens = 0, d = 0;
   float eps = 1e-5f;
 };
-void launch_type_ln(const TypeLnParams& p, cudaStream_t stream);
+template <class T>
+void launch_type_ln(const TypeLnParams<T>& p, cudaStream_t stream);
 
-// y[k] = bf16(LN(x[marker_tok[k]]) * weight + bias) for k < markers.
+// y[k] = T(LN(x[marker_tok[k]]) * weight + bias) for k < markers.
+template <class T>
 struct GatherLnParams {
   const float* x = nullptr;
   const int32_t* marker_tok = nullptr;
   const float* weight = nullptr;
   const float* bias = nullptr;
-  __nv_bfloat16* y = nullptr;
+  T* y = nullptr;
   int32_t markers = 0, d = 0, tokens = 0;
   float eps = 1e-5f;
 };
-void launch_gather_ln(const GatherLnParams& p, cudaStream_t stream);
+template <class T>
+void launch_gather_ln(const GatherLnParams<T>& p, cudaStream_t stream);
 
 }  // namespace laya::cuda

@@ -4,6 +4,7 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/half16.cuh"
 
 namespace laya::cuda {
 
@@ -12,8 +13,10 @@ namespace {
 // One thread per (token, part, head, 8-dim chunk): threadIdx.x walks (part, head, chunk) of one
 // token, threadIdx.y the tokens of the block (no divisions). 16-byte loads of dims [8c, 8c+8) and
 // [32+8c, 32+8c+8), float4 table reads; per element the same fp32 arithmetic as before
-// (x1*c - x2*s, x2*c + x1*s, unfused, one bf16 rounding), so results are bitwise unchanged.
-__global__ void rope_kernel(RopeParams p) {
+// (x1*c - x2*s, x2*c + x1*s, unfused, one rounding to T), so results are bitwise unchanged.
+template <class T>
+__global__ void rope_kernel(RopeParams<T> p) {
+  using H = dev::Half16<T>;
   dev::pdl_prologue();
   const int t = static_cast<int>(blockIdx.x) * blockDim.y + static_cast<int>(threadIdx.y);
   if (t >= p.tokens) return;
@@ -24,7 +27,7 @@ __global__ void rope_kernel(RopeParams p) {
   const int head = slot >= p.heads ? slot - p.heads : slot;
   int pos = p.pos[t];
   pos = pos < 0 ? 0 : (pos >= p.table_len ? p.table_len - 1 : pos);
-  __nv_bfloat16* base = p.qkv + static_cast<size_t>(t) * 3 * p.heads * 64 + static_cast<size_t>(which) * p.heads * 64 + head * 64;
+  T* base = p.qkv + static_cast<size_t>(t) * 3 * p.heads * 64 + static_cast<size_t>(which) * p.heads * 64 + head * 64;
   uint4 lo = *reinterpret_cast<const uint4*>(base + c * 8);
   uint4 hi = *reinterpret_cast<const uint4*>(base + 32 + c * 8);
   float cs[8], sn[8];
@@ -34,13 +37,13 @@ __global__ void rope_kernel(RopeParams p) {
   *reinterpret_cast<float4*>(&cs[4]) = cp[1];
   *reinterpret_cast<float4*>(&sn[0]) = sp[0];
   *reinterpret_cast<float4*>(&sn[4]) = sp[1];
-  __nv_bfloat16* l = reinterpret_cast<__nv_bfloat16*>(&lo);
-  __nv_bfloat16* h = reinterpret_cast<__nv_bfloat16*>(&hi);
+  T* l = reinterpret_cast<T*>(&lo);
+  T* h = reinterpret_cast<T*>(&hi);
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
-    const float x1 = __bfloat162float(l[e]), x2 = __bfloat162float(h[e]);
-    l[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x1, cs[e]), __fmul_rn(-x2, sn[e])));
-    h[e] = __float2bfloat16_rn(__fadd_rn(__fmul_rn(x2, cs[e]), __fmul_rn(x1, sn[e])));
+    const float x1 = H::to_float(l[e]), x2 = H::to_float(h[e]);
+    l[e] = H::from_float(__fadd_rn(__fmul_rn(x1, cs[e]), __fmul_rn(-x2, sn[e])));
+    h[e] = H::from_float(__fadd_rn(__fmul_rn(x2, cs[e]), __fmul_rn(x1, sn[e])));
   }
   *reinterpret_cast<uint4*>(base + c * 8) = lo;
   *reinterpret_cast<uint4*>(base + 32 + c * 8) = hi;
@@ -48,7 +51,8 @@ __global__ void rope_kernel(RopeParams p) {
 
 }  // namespace
 
-void launch_rope(const RopeParams& p, cudaStream_t stream) {
+template <class T>
+void launch_rope(const RopeParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.qkv && p.pos && p.cos && p.sin && p.tokens >= 0 && p.heads > 0 && p.table_len > 0,
                ErrorKind::internal, "rope: bad parameters");
   LAYA_REQUIRE(reinterpret_cast<uintptr_t>(p.qkv) % 16 == 0 && reinterpret_cast<uintptr_t>(p.cos) % 16 == 0 &&
@@ -58,9 +62,12 @@ void launch_rope(const RopeParams& p, cudaStream_t stream) {
   const int per_token = (p.k_only ? 1 : 2) * p.heads * 4;
   LAYA_REQUIRE(per_token <= 256, ErrorKind::internal, "rope: {} heads unsupported (at most 32)", p.heads);
   const int tokens_per_block = 256 / per_token;
-  launch_kernel(rope_kernel, dim3(static_cast<unsigned>((p.tokens + tokens_per_block - 1) / tokens_per_block)),
+  launch_kernel(rope_kernel<T>, dim3(static_cast<unsigned>((p.tokens + tokens_per_block - 1) / tokens_per_block)),
                 dim3(static_cast<unsigned>(per_token), static_cast<unsigned>(tokens_per_block)), stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
+
+#define LAYA_INSTANTIATE_ROPE(T) template void launch_rope<T>(const RopeParams<T>&, cudaStream_t);
+LAYA_FOR_HALF16(LAYA_INSTANTIATE_ROPE)
 
 }  // namespace laya::cuda

@@ -1,17 +1,20 @@
 // Rotary position embedding (rotate-half / NeoX layout, head_dim 64) applied in place to the q and
-// k parts (or the k part only) of a packed [tokens, 3*heads*64] bf16 buffer, fp32 math with unfused multiplies, as
-// transformers' apply_rotary_pos_emb does under autocast: bf16((q*cos) + (rotate_half(q)*sin)).
+// k parts (or the k part only) of a packed [tokens, 3*heads*64] buffer of 16-bit T (the precision
+// mode's type), fp32 math with unfused multiplies and fp32 tables, as transformers'
+// apply_rotary_pos_emb does under autocast, then one rounding: T((q*cos) + (rotate_half(q)*sin)).
 #pragma once
 
 #include <cstdint>
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 namespace laya::cuda {
 
+template <class T>
 struct RopeParams {
-  __nv_bfloat16* qkv = nullptr;  // [tokens, 3 * heads * 64]
+  T* qkv = nullptr;              // [tokens, 3 * heads * 64]
   const int32_t* pos = nullptr;  // [tokens], position in the row (clamped to table_len - 1)
   const float* cos = nullptr;    // [table_len, 32]
   const float* sin = nullptr;    // [table_len, 32]
@@ -20,6 +23,7 @@ struct RopeParams {
   // kernel's AttentionParams::k_rotated mode); false: q and k.
   bool k_only = false;
 };
-void launch_rope(const RopeParams& p, cudaStream_t stream);
+template <class T>
+void launch_rope(const RopeParams<T>& p, cudaStream_t stream);
 
 }  // namespace laya::cuda
