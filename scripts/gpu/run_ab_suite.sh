@@ -22,7 +22,8 @@
 # Env: LAYA_AB_VARIANTS   space-separated NAME:VAR=VALUE[,VAR=VALUE] experiment switches of the new
 #                         build, e.g. "noskinny:LAYA_CUDA_SKINNY_MAX_M=0 pdl:LAYA_CUDA_PDL=1,LAYA_CUDA_SKINNY_MAX_M=64";
 #      LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30), LAYA_BENCH_ROUNDS (2), LAYA_PROFILE_SHAPES
-#      ("16x512 1x48"), LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (200).
+#      ("16x512 1x48"), LAYA_PROFILE_FLAGS (extra bench flags of the profile, e.g. "--precision fp16"),
+#      LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (200).
 PH=${1:-tests,bench,noise,parity,profile}
 source "$(dirname "$0")/suite_common.sh"
 IT=${LAYA_BENCH_ITERS:-30}
@@ -39,9 +40,11 @@ log "synth english done"
 
 # 1. tests
 NEW_RC=0
+TG=test_gpu  # the test binary the parity phases use: the baseline's when the new build's tests fail
 if has tests; then
   $R test_cuda_host > "$OUT/tests.log" 2>&1; log "test_cuda_host rc=$?"
   $R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1; NEW_RC=$?; log "test_gpu rc=$NEW_RC"
+  [ "$NEW_RC" = 0 ] || TG=test_gpu-base
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^parity|^skinny|worst|requests|Failure|Expected|Which is|nRMS" "$OUT/tests.log" | head -60 | tee -a "$S"
   for v in $VARIANTS; do
     echo "-- variant $v" >> "$OUT/tests.log"
@@ -104,7 +107,6 @@ if has noise; then
 if [ ! -d /tmp/laya-site ]; then
   python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/noise.log" 2>&1
 fi
-TG=test_gpu; [ "$NEW_RC" = 0 ] || TG=test_gpu-base
 PYTHONPATH=/tmp/laya-site timeout 90 python3 .gpu/official_gpu_bench.py --model $EN --shapes 1x48 --warmup 1 --iters 2 \
   --parity-out /tmp/official_bf16.jsonl --parity-fp32-out /tmp/official_fp32.jsonl --parity-requests 30 >> "$OUT/noise.log" 2>&1
 log "official bf16+fp32 dumps rc=$?"
@@ -155,8 +157,8 @@ if has profile; then
   for shp in ${LAYA_PROFILE_SHAPES:-16x512 1x48}; do
     timeout 40 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
       $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 1 --iters 1 \
-      > /tmp/ncu_$shp.csv 2>/dev/null
-    log "ncu $shp rc=$?"
+      ${LAYA_PROFILE_FLAGS:-} > /tmp/ncu_$shp.csv 2>/dev/null
+    log "ncu $shp ${LAYA_PROFILE_FLAGS:-} rc=$?"
     python3 scripts/gpu/ncu_summary.py /tmp/ncu_$shp.csv $shp 12 | tee -a "$OUT/profile.txt"
   done
 fi

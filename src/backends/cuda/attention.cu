@@ -218,7 +218,11 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
       cp_async16(&vs[buf][j * kStride + c8], src + voff, ok);
     }
     if constexpr (kRopeK) {
-      for (int i = tid; i < 64 * 4; i += kThreads) {
+      // Unrolled (a fixed count per thread), so every thread's loads are in flight at once
+      // instead of one L2 round trip per pair.
+#pragma unroll
+      for (int r = 0; r < 64 * 4 / kThreads; ++r) {
+        const int i = tid + r * kThreads;
         const int j = i >> 2, c = i & 3;
         const int t = kb + j;
         load_pair(&ks[buf][j * kStride], p.qkv + t * ld + koff, c, t < hi, min(t - rs, tmax), p.rope_cos, p.rope_sin);
@@ -228,7 +232,9 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
   };
   // The first K/V tile is requested before the queries are loaded, so the two overlap.
   if (lo < hi) stage(0, lo);
-  for (int i = tid; i < kBQ * 4; i += kThreads) {
+#pragma unroll
+  for (int k = 0; k < kBQ * 4 / kThreads; ++k) {  // unrolled like the K loads above
+    const int i = tid + k * kThreads;
     const int r = i >> 2, c = i & 3;
     const int t = q0 + r;
     load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);

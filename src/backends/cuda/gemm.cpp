@@ -55,15 +55,29 @@ Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
   LAYA_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                          &workspace_bytes_, sizeof(workspace_bytes_)));
   // Experiment knobs (read once per plan; the choice is cached with the plan, so every mode still
-  // runs the same kernel for a shape): LAYA_CUDA_GEMM_NO_SPLITK_M=M0 takes, for M <= M0, the
-  // heuristic's best algorithm without split-K (SPLITK_NUM <= 1) when it offers one;
-  // LAYA_CUDA_GEMM_LOG=1 prints each plan's choice on stderr.
+  // runs the same kernel for a shape): LAYA_CUDA_GEMM_NO_SPLITK_M=M0 asks the heuristic, for
+  // M <= M0, for algorithms without a split-K reduction (reduction scheme NONE: no separate
+  // splitKreduce kernel; the in-place schemes would add partial sums in the output type, which
+  // the precision policy excludes); LAYA_CUDA_GEMM_LOG=1 prints each plan's choice on stderr.
+  const char* no_split = std::getenv("LAYA_CUDA_GEMM_NO_SPLITK_M");
+  if (no_split != nullptr && m <= std::atoi(no_split)) {
+    const uint32_t none = CUBLASLT_REDUCTION_SCHEME_NONE;  // refused: the default preference stays
+    (void)cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &none, sizeof(none));
+  }
   constexpr int kCandidates = 16;
   cublasLtMatmulHeuristicResult_t results[kCandidates]{};
   int found = 0;
   const cublasStatus_t st =
       cublasLtMatmulAlgoGetHeuristic(handle_, p.op, p.la, p.lb, p.lc, p.lc, pref, kCandidates, results, &found);
   cublasLtMatmulPreferenceDestroy(pref);
+  if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
+    cublasLtMatrixLayoutDestroy(p.la);
+    cublasLtMatrixLayoutDestroy(p.lb);
+    cublasLtMatrixLayoutDestroy(p.lc);
+    cublasLtMatmulDescDestroy(p.op);
+    LAYA_FAIL(ErrorKind::unavailable, "cuBLASLt offers no algorithm for the GEMM M={} N={} K={} (status {})", m, n, k,
+              static_cast<int>(st));
+  }
   auto split_k = [](const cublasLtMatmulAlgo_t& algo) {
     int32_t v = -1;
     size_t written = 0;
@@ -73,16 +87,8 @@ Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
     return static_cast<int>(v);
   };
   int pick = 0;
-  if (st == CUBLAS_STATUS_SUCCESS && tunes(m) && found > 1) pick = fastest(p, results, found, a, stream);
-  const char* no_split = std::getenv("LAYA_CUDA_GEMM_NO_SPLITK_M");
-  if (st == CUBLAS_STATUS_SUCCESS && no_split != nullptr && m <= std::atoi(no_split)) {
-    for (int i = 0; i < found; ++i)
-      if (split_k(results[i].algo) >= 0 && split_k(results[i].algo) <= 1) {
-        pick = i;
-        break;
-      }
-  }
-  if (st == CUBLAS_STATUS_SUCCESS && found > 0 && std::getenv("LAYA_CUDA_GEMM_LOG") != nullptr) {
+  if (tunes(m) && found > 1) pick = fastest(p, results, found, a, stream);
+  if (std::getenv("LAYA_CUDA_GEMM_LOG") != nullptr) {
     std::string ks;
     for (int i = 0; i < found; ++i) ks += fmt::format("{}{}", i ? "," : "", split_k(results[i].algo));
     std::fprintf(stderr, "gemm plan M=%d N=%d K=%d epi=%d: %d candidates (split-K: %s), picked #%d%s\n", m, n, k,

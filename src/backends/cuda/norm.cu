@@ -11,9 +11,30 @@ namespace {
 constexpr int kMaxPairs = 16;  // d <= 1024: 16 pairs per lane
 constexpr int kRowsPerBlock = 4;
 
+// The lane's share of a LayerNorm's weight and optional bias, loaded when a kernel starts so the
+// loads overlap the row's loads and reductions instead of following them.
+struct Affine {
+  float w[2 * kMaxPairs], b[2 * kMaxPairs];
+  bool has_bias;
+};
+
+__device__ __forceinline__ void load_affine(Affine& a, const float* w, const float* b, int np, int lane) {
+  a.has_bias = b != nullptr;
+#pragma unroll
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np) {
+      const int e = 2 * lane + 64 * j;
+      const float2 ww = *reinterpret_cast<const float2*>(w + e);
+      a.w[2 * j] = ww.x;
+      a.w[2 * j + 1] = ww.y;
+      const float2 bb = a.has_bias ? *reinterpret_cast<const float2*>(b + e) : make_float2(0.f, 0.f);
+      a.b[2 * j] = bb.x;
+      a.b[2 * j + 1] = bb.y;
+    }
+}
+
 // Normalises the lane's pairs v[0..2*np) of one row in place: (v - mean) * rstd * w (+ b).
-__device__ __forceinline__ void ln_inplace(float (&v)[2 * kMaxPairs], int np, int d, const float* w, const float* b,
-                                           float eps, int lane) {
+__device__ __forceinline__ void ln_inplace(float (&v)[2 * kMaxPairs], int np, int d, const Affine& af, float eps) {
   float s = 0.f;
 #pragma unroll
   for (int j = 0; j < kMaxPairs; ++j)
@@ -31,14 +52,11 @@ __device__ __forceinline__ void ln_inplace(float (&v)[2 * kMaxPairs], int np, in
 #pragma unroll
   for (int j = 0; j < kMaxPairs; ++j)
     if (j < np) {
-      const int e = 2 * lane + 64 * j;
-      const float2 ww = *reinterpret_cast<const float2*>(w + e);
-      float a = __fmul_rn(__fmul_rn(v[2 * j] - mean, rstd), ww.x);
-      float c = __fmul_rn(__fmul_rn(v[2 * j + 1] - mean, rstd), ww.y);
-      if (b != nullptr) {
-        const float2 bb = *reinterpret_cast<const float2*>(b + e);
-        a = __fadd_rn(a, bb.x);
-        c = __fadd_rn(c, bb.y);
+      float a = __fmul_rn(__fmul_rn(v[2 * j] - mean, rstd), af.w[2 * j]);
+      float c = __fmul_rn(__fmul_rn(v[2 * j + 1] - mean, rstd), af.w[2 * j + 1]);
+      if (af.has_bias) {
+        a = __fadd_rn(a, af.b[2 * j]);
+        c = __fadd_rn(c, af.b[2 * j + 1]);
       }
       v[2 * j] = a;
       v[2 * j + 1] = c;
@@ -77,6 +95,8 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   if (row >= p.tokens) return;
   const int np = p.d / 64;
+  Affine af;
+  load_affine(af, p.weight, nullptr, np, lane);
   int id = p.ids[row];
   id = id < 0 ? 0 : (id >= p.vocab ? p.vocab - 1 : id);  // ids are validated on the host; never read out of range
   const __half* src = p.table + static_cast<size_t>(id) * p.d;
@@ -88,7 +108,7 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
       v[2 * j] = a.x;
       v[2 * j + 1] = a.y;
     }
-  ln_inplace(v, np, p.d, p.weight, nullptr, p.eps, lane);
+  ln_inplace(v, np, p.d, af, p.eps);
   store_f32(p.x + static_cast<size_t>(row) * p.d, v, np, lane);
   store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
 }
@@ -100,6 +120,8 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   if (row >= p.tokens) return;
   const int np = p.d / 64;
+  Affine af;
+  if (p.weight != nullptr) load_affine(af, p.weight, p.bias, np, lane);
   float* x = p.x + static_cast<size_t>(row) * p.d;
   float v[2 * kMaxPairs];
   load_f32(x, v, np, lane);
@@ -115,7 +137,7 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
       }
     store_f32(x, v, np, lane);
   }
-  if (p.weight != nullptr) ln_inplace(v, np, p.d, p.weight, p.bias, p.eps, lane);
+  if (p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
   if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
   if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
 }
@@ -127,6 +149,8 @@ __global__ void type_ln_kernel(TypeLnParams<T> p) {
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   if (row >= p.tokens) return;
   const int np = p.d / 64;
+  Affine af;
+  load_affine(af, p.weight, p.bias, np, lane);
   float* x = p.x + static_cast<size_t>(row) * p.d;
   int q = p.qtypes[p.tok_row[row]];
   q = q < 0 ? 0 : (q > 2 ? 2 : q);
@@ -141,7 +165,7 @@ __global__ void type_ln_kernel(TypeLnParams<T> p) {
       v[2 * j + 1] = __fadd_rn(v[2 * j + 1], t.y);
     }
   store_f32(x, v, np, lane);
-  ln_inplace(v, np, p.d, p.weight, p.bias, p.eps, lane);
+  ln_inplace(v, np, p.d, af, p.eps);
   store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
 }
 
@@ -152,11 +176,13 @@ __global__ void gather_ln_kernel(GatherLnParams<T> p) {
   const int k = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   if (k >= p.markers) return;
   const int np = p.d / 64;
+  Affine af;
+  load_affine(af, p.weight, p.bias, np, lane);
   int t = p.marker_tok[k];
   t = t < 0 ? 0 : (t >= p.tokens ? p.tokens - 1 : t);
   float v[2 * kMaxPairs];
   load_f32(p.x + static_cast<size_t>(t) * p.d, v, np, lane);
-  ln_inplace(v, np, p.d, p.weight, p.bias, p.eps, lane);
+  ln_inplace(v, np, p.d, af, p.eps);
   store16(p.y + static_cast<size_t>(k) * p.d, v, np, lane);
 }
 
