@@ -117,8 +117,8 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams<T> p) {
   for (int e = 0; e < kD / 2; ++e) dst[e] = H::from_float2(acc[2 * e] * inv, acc[2 * e + 1] * inv);
 }
 
-// Tensor-core variant (mma.sync m16n8k16 on T, fp32 accumulate; sm_80+): 4 warps x 16 (or 32)
-// queries, 64-key tiles in shared memory, online softmax in fp32, P rounded to T for P.V as FlashAttention
+// Tensor-core variant (mma.sync m16n8k16 on T, fp32 accumulate; sm_80+): 4 warps x 16 queries,
+// 64-key tiles in shared memory, online softmax in fp32, P rounded to T for P.V as FlashAttention
 // does. Same tile table, masking and zero-key semantics as the SIMT kernel above.
 constexpr int kStride = 72;  // padded smem row (16-bit elements): conflict-free fragment loads
 
@@ -169,21 +169,17 @@ __device__ __forceinline__ void load_pair(T* dst, const T* src, int c, bool vali
 // first validated with).
 constexpr float kLog2e = 1.4426950408889634f;
 
-// kFrags: 16-row query fragments per warp, 4 warps. 1: 64-query tiles (the default). 2: 128-query
-// tiles (LAYA_CUDA_ATTN_TILE128, experiment): every K and V fragment read from shared memory feeds
-// two independent mma chains, and each warp has two independent softmax chains to interleave.
-// Each query row's arithmetic is the same in both; only the key tiles' alignment of windowed
-// layers follows the query tile. Shared memory is dynamic: q tile, then 2 K and 2 V tiles.
-constexpr int kAttnWarps = 4;
-template <int kFrags>
+// kWarps: 4 (64-query tiles, the default) or 8 (128-query tiles, LAYA_CUDA_ATTN_TILE128); <= 128
+// registers per thread either way. Shared memory is dynamic: q tile, then 2 K and 2 V tiles.
+template <int kWarps>
 constexpr size_t attention_smem_bytes() {
-  return static_cast<size_t>(16 * kAttnWarps * kFrags + 4 * 64) * kStride * 2;  // 16-bit elements
+  return static_cast<size_t>(16 * kWarps + 4 * 64) * kStride * 2;  // 16-bit elements
 }
 
-template <class T, int kFrags, bool kRopeK, bool kExp2>
-__global__ void __launch_bounds__(32 * kAttnWarps, kFrags == 1 ? 4 : 2) attention_mma_kernel(AttentionParams<T> p) {
+template <class T, int kWarps, bool kRopeK, bool kExp2>
+__global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mma_kernel(AttentionParams<T> p) {
   using Pair = typename dev::Half16<T>::Pair;
-  constexpr int kThreads = 32 * kAttnWarps, kBQ = 16 * kAttnWarps * kFrags;
+  constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps;
   dev::pdl_prologue();
   extern __shared__ __align__(16) unsigned char attn_smem[];
   T* qs = reinterpret_cast<T*>(attn_smem);
@@ -243,35 +239,24 @@ __global__ void __launch_bounds__(32 * kAttnWarps, kFrags == 1 ? 4 : 2) attentio
     const int t = q0 + r;
     load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);
   }
-  // Fragment f of this warp holds query rows (warp * kFrags + f) * 16 + [0, 16); this thread's two
-  // rows of it are qa[f] and qb[f] = qa[f] + 8, attending to keys [key_lo, key_hi] (every key of
-  // the loop is >= lo).
-  int qa[kFrags], qb[kFrags], key_lo_a[kFrags], key_lo_b[kFrags], key_hi_a[kFrags], key_hi_b[kFrags];
-  float o[kFrags][8][4];
-  float m_a[kFrags], m_b[kFrags], l_a[kFrags], l_b[kFrags];
-  uint32_t qf[kFrags][4][4];
+  const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
+  // The keys each of them may attend to: [key_lo, key_hi] (every key of the loop is >= lo).
+  const int key_lo_a = p.window < 0 ? lo : qa - p.window, key_lo_b = p.window < 0 ? lo : qb - p.window;
+  const int key_hi_a = p.window < 0 ? hi - 1 : min(hi - 1, qa + p.window);
+  const int key_hi_b = p.window < 0 ? hi - 1 : min(hi - 1, qb + p.window);
+  float o[8][4];
+#pragma unroll
+  for (int n = 0; n < 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
+  uint32_t qf[4][4];
   __syncthreads();
 #pragma unroll
-  for (int f = 0; f < kFrags; ++f) {
-    const int r0 = (warp * kFrags + f) * 16;
-    qa[f] = q0 + r0 + g;
-    qb[f] = qa[f] + 8;
-    key_lo_a[f] = p.window < 0 ? lo : qa[f] - p.window;
-    key_lo_b[f] = p.window < 0 ? lo : qb[f] - p.window;
-    key_hi_a[f] = p.window < 0 ? hi - 1 : min(hi - 1, qa[f] + p.window);
-    key_hi_b[f] = p.window < 0 ? hi - 1 : min(hi - 1, qb[f] + p.window);
-#pragma unroll
-    for (int n = 0; n < 8; ++n) o[f][n][0] = o[f][n][1] = o[f][n][2] = o[f][n][3] = 0.f;
-    m_a[f] = m_b[f] = -INFINITY;
-    l_a[f] = l_b[f] = 0.f;
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
-      const T* base = &qs[(r0 + g) * kStride + kk * 16 + tig * 2];
-      qf[f][kk][0] = *reinterpret_cast<const uint32_t*>(base);
-      qf[f][kk][1] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride);
-      qf[f][kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
-      qf[f][kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
-    }
+  for (int kk = 0; kk < 4; ++kk) {
+    const T* base = &qs[(warp * 16 + g) * kStride + kk * 16 + tig * 2];
+    qf[kk][0] = *reinterpret_cast<const uint32_t*>(base);
+    qf[kk][1] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride);
+    qf[kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
+    qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
   }
   int buf = 0;
   for (int kb = lo; kb < hi; kb += 64, buf ^= 1) {
@@ -285,203 +270,184 @@ __global__ void __launch_bounds__(32 * kAttnWarps, kFrags == 1 ? 4 : 2) attentio
     __syncthreads();
     const T* kt = ks[buf];
     const T* vtile = vs[buf];
-    float s[kFrags][8][4];
+    float s[8][4];
 #pragma unroll
-    for (int f = 0; f < kFrags; ++f)
-#pragma unroll
-      for (int n = 0; n < 8; ++n) s[f][n][0] = s[f][n][1] = s[f][n][2] = s[f][n][3] = 0.f;
+    for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
     // K fragments by ldmatrix: keys n*8.. and (n+1)*8.., dims kk*16.. and kk*16+8.. (the b0/b1 pairs of
-    // two 8-key tiles); each s[f][n] still accumulates over kk = 0..3 in order.
+    // two 8-key tiles); each s[n] still accumulates over kk = 0..3 in order.
 #pragma unroll
     for (int n = 0; n < 8; n += 2)
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
         uint32_t b[4];
         ldmatrix_x4(b, &kt[(n * 8 + (lane & 7) + ((lane >> 4) << 3)) * kStride + kk * 16 + ((lane >> 3) & 1) * 8]);
-#pragma unroll
-        for (int f = 0; f < kFrags; ++f) {
-          dev::mma16<T>(s[f][n], qf[f][kk], b[0], b[1]);
-          dev::mma16<T>(s[f][n + 1], qf[f][kk], b[2], b[3]);
-        }
+        dev::mma16<T>(s[n], qf[kk], b[0], b[1]);
+        dev::mma16<T>(s[n + 1], qf[kk], b[2], b[3]);
       }
-    // A tile that lies wholly inside the row and the window of every query of the block skips the
-    // masks (exp2 form).
-    const bool full = kb + 64 <= hi && (p.window < 0 || (kb >= q0 + kBQ - 1 - p.window && kb + 63 <= q0 + p.window));
-    const float sl = p.scale * kLog2e;
-    uint32_t pf[kFrags][4][4];
-#pragma unroll
-    for (int f = 0; f < kFrags; ++f) {
-      float mx_a = m_a[f], mx_b = m_b[f];
-      if constexpr (kExp2) {
-        // The running max is kept on raw scores (the scale is positive); each probability is then
-        // exp2(s * scale * log2 e - max * scale * log2 e) with one fused multiply-add.
-        if (!full) {
-          // key < hi and |q - key| <= window, as bounds relative to this thread's first key of the
-          // tile, so each score costs two compares against compile-time offsets.
-          const int first = kb + tig * 2;
-          const int alo = key_lo_a[f] - first, ahi = key_hi_a[f] - first;
-          const int blo = key_lo_b[f] - first, bhi = key_hi_b[f] - first;
-#pragma unroll
-          for (int n = 0; n < 8; ++n)
-#pragma unroll
-            for (int c = 0; c < 2; ++c) {
-              const int off = n * 8 + c;
-              s[f][n][c] = off >= alo && off <= ahi ? s[f][n][c] : -INFINITY;
-              s[f][n][2 + c] = off >= blo && off <= bhi ? s[f][n][2 + c] : -INFINITY;
-            }
-        }
-        // Row maxima as trees (depth 4, not a 16-long dependent chain; max is exact in any order).
-        float ta[8], tb[8];
-#pragma unroll
-        for (int n = 0; n < 8; ++n) {
-          ta[n] = fmaxf(s[f][n][0], s[f][n][1]);
-          tb[n] = fmaxf(s[f][n][2], s[f][n][3]);
-        }
-#pragma unroll
-        for (int w = 4; w > 0; w >>= 1)
-#pragma unroll
-          for (int i = 0; i < w; ++i) {
-            ta[i] = fmaxf(ta[i], ta[i + w]);
-            tb[i] = fmaxf(tb[i], tb[i + w]);
-          }
-        mx_a = fmaxf(mx_a, ta[0]);
-        mx_b = fmaxf(mx_b, tb[0]);
-      } else {
+    float mx_a = m_a, mx_b = m_b;
+    if constexpr (kExp2) {
+      // The running max is kept on raw scores (the scale is positive); each probability is then
+      // exp2(s * scale * log2 e - max * scale * log2 e) with one fused multiply-add. A tile that lies
+      // wholly inside the row and the window of every query of the block skips the masks.
+      const bool full = kb + 64 <= hi && (p.window < 0 || (kb >= q0 + kBQ - 1 - p.window && kb + 63 <= q0 + p.window));
+      if (!full) {
+        // key < hi and |q - key| <= window, as bounds relative to this thread's first key of the
+        // tile, so each score costs two compares against compile-time offsets.
+        const int first = kb + tig * 2;
+        const int alo = key_lo_a - first, ahi = key_hi_a - first, blo = key_lo_b - first, bhi = key_hi_b - first;
 #pragma unroll
         for (int n = 0; n < 8; ++n)
 #pragma unroll
           for (int c = 0; c < 2; ++c) {
-            const int key = kb + n * 8 + tig * 2 + c;
-            const bool in = key < hi;
-            const bool va = in && (p.window < 0 || abs(qa[f] - key) <= p.window);
-            const bool vb = in && (p.window < 0 || abs(qb[f] - key) <= p.window);
-            s[f][n][c] = va ? s[f][n][c] * p.scale : -INFINITY;
-            s[f][n][2 + c] = vb ? s[f][n][2 + c] * p.scale : -INFINITY;
-            mx_a = fmaxf(mx_a, s[f][n][c]);
-            mx_b = fmaxf(mx_b, s[f][n][2 + c]);
+            const int off = n * 8 + c;
+            s[n][c] = off >= alo && off <= ahi ? s[n][c] : -INFINITY;
+            s[n][2 + c] = off >= blo && off <= bhi ? s[n][2 + c] : -INFINITY;
           }
       }
-      mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 1));
-      mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
-      mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
-      mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
-      // Rescale what was accumulated under the old running max, then the tile's probabilities.
-      float corr_a, corr_b, base_a = 0.f, base_b = 0.f;
-      if constexpr (kExp2) {
-        // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
-        base_a = mx_a == -INFINITY ? 0.f : mx_a * sl;
-        base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
-        corr_a = exp2f(fmaf(m_a[f], sl, -base_a));
-        corr_b = exp2f(fmaf(m_b[f], sl, -base_b));
-      } else {
-        corr_a = mx_a == -INFINITY ? 1.f : expf(m_a[f] - mx_a);
-        corr_b = mx_b == -INFINITY ? 1.f : expf(m_b[f] - mx_b);
-      }
-      m_a[f] = mx_a;
-      m_b[f] = mx_b;
-      l_a[f] *= corr_a;
-      l_b[f] *= corr_b;
+      // Row maxima as trees (depth 4, not a 16-long dependent chain; max is exact in any order).
+      float ta[8], tb[8];
 #pragma unroll
       for (int n = 0; n < 8; ++n) {
-        o[f][n][0] *= corr_a;
-        o[f][n][1] *= corr_a;
-        o[f][n][2] *= corr_b;
-        o[f][n][3] *= corr_b;
+        ta[n] = fmaxf(s[n][0], s[n][1]);
+        tb[n] = fmaxf(s[n][2], s[n][3]);
       }
-      if constexpr (kExp2) {
-        float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
 #pragma unroll
-        for (int n = 0; n < 8; ++n) {
-          const float p0 = exp2f(fmaf(s[f][n][0], sl, -base_a)), p1 = exp2f(fmaf(s[f][n][1], sl, -base_a));
-          const float p2 = exp2f(fmaf(s[f][n][2], sl, -base_b)), p3 = exp2f(fmaf(s[f][n][3], sl, -base_b));
-          sa[n] = p0 + p1;
-          sb[n] = p2 + p3;
-          const int t = n >> 1, half = n & 1;
-          pf[f][t][half * 2 + 0] = dev::pack16<T>(p0, p1);
-          pf[f][t][half * 2 + 1] = dev::pack16<T>(p2, p3);
+      for (int w = 4; w > 0; w >>= 1)
+#pragma unroll
+        for (int i = 0; i < w; ++i) {
+          ta[i] = fmaxf(ta[i], ta[i + w]);
+          tb[i] = fmaxf(tb[i], tb[i + w]);
         }
+      mx_a = fmaxf(mx_a, ta[0]);
+      mx_b = fmaxf(mx_b, tb[0]);
+    } else {
 #pragma unroll
-        for (int w = 4; w > 0; w >>= 1)
+      for (int n = 0; n < 8; ++n)
 #pragma unroll
-          for (int i = 0; i < w; ++i) {
-            sa[i] += sa[i + w];
-            sb[i] += sb[i + w];
-          }
-        l_a[f] += sa[0];
-        l_b[f] += sb[0];
-      } else {
-#pragma unroll
-        for (int n = 0; n < 8; ++n) {
-          const float p0 = s[f][n][0] == -INFINITY ? 0.f : expf(s[f][n][0] - m_a[f]);
-          const float p1 = s[f][n][1] == -INFINITY ? 0.f : expf(s[f][n][1] - m_a[f]);
-          const float p2 = s[f][n][2] == -INFINITY ? 0.f : expf(s[f][n][2] - m_b[f]);
-          const float p3 = s[f][n][3] == -INFINITY ? 0.f : expf(s[f][n][3] - m_b[f]);
-          l_a[f] += p0 + p1;
-          l_b[f] += p2 + p3;
-          const int t = n >> 1, half = n & 1;
-          pf[f][t][half * 2 + 0] = dev::pack16<T>(p0, p1);
-          pf[f][t][half * 2 + 1] = dev::pack16<T>(p2, p3);
+        for (int c = 0; c < 2; ++c) {
+          const int key = kb + n * 8 + tig * 2 + c;
+          const bool in = key < hi;
+          const bool va = in && (p.window < 0 || abs(qa - key) <= p.window);
+          const bool vb = in && (p.window < 0 || abs(qb - key) <= p.window);
+          s[n][c] = va ? s[n][c] * p.scale : -INFINITY;
+          s[n][2 + c] = vb ? s[n][2 + c] * p.scale : -INFINITY;
+          mx_a = fmaxf(mx_a, s[n][c]);
+          mx_b = fmaxf(mx_b, s[n][2 + c]);
         }
+    }
+    mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 1));
+    mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
+    mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
+    mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
+    // Rescale what was accumulated under the old running max, then the tile's probabilities.
+    float corr_a, corr_b, base_a = 0.f, base_b = 0.f;
+    const float sl = p.scale * kLog2e;
+    if constexpr (kExp2) {
+      // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
+      base_a = mx_a == -INFINITY ? 0.f : mx_a * sl;
+      base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
+      corr_a = exp2f(fmaf(m_a, sl, -base_a));
+      corr_b = exp2f(fmaf(m_b, sl, -base_b));
+    } else {
+      corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
+      corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
+    }
+    m_a = mx_a;
+    m_b = mx_b;
+    l_a *= corr_a;
+    l_b *= corr_b;
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+      o[n][0] *= corr_a;
+      o[n][1] *= corr_a;
+      o[n][2] *= corr_b;
+      o[n][3] *= corr_b;
+    }
+    uint32_t pf[4][4];
+    if constexpr (kExp2) {
+      float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const float p0 = exp2f(fmaf(s[n][0], sl, -base_a)), p1 = exp2f(fmaf(s[n][1], sl, -base_a));
+        const float p2 = exp2f(fmaf(s[n][2], sl, -base_b)), p3 = exp2f(fmaf(s[n][3], sl, -base_b));
+        sa[n] = p0 + p1;
+        sb[n] = p2 + p3;
+        const int t = n >> 1, half = n & 1;
+        pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
+        pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
+      }
+#pragma unroll
+      for (int w = 4; w > 0; w >>= 1)
+#pragma unroll
+        for (int i = 0; i < w; ++i) {
+          sa[i] += sa[i + w];
+          sb[i] += sb[i + w];
+        }
+      l_a += sa[0];
+      l_b += sb[0];
+    } else {
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const float p0 = s[n][0] == -INFINITY ? 0.f : expf(s[n][0] - m_a);
+        const float p1 = s[n][1] == -INFINITY ? 0.f : expf(s[n][1] - m_a);
+        const float p2 = s[n][2] == -INFINITY ? 0.f : expf(s[n][2] - m_b);
+        const float p3 = s[n][3] == -INFINITY ? 0.f : expf(s[n][3] - m_b);
+        l_a += p0 + p1;
+        l_b += p2 + p3;
+        const int t = n >> 1, half = n & 1;
+        pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
+        pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
       }
     }
-    // For each output tile o[f][n] the mma order over the 16-key chunks t is 0..3, as before.
+    // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
 #pragma unroll
     for (int t = 0; t < 4; ++t)
 #pragma unroll
       for (int n = 0; n < 8; n += 2) {
         uint32_t b[4];
         ldmatrix_x4_trans(b, &vtile[(t * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kStride + n * 8 + (lane >> 4) * 8]);
-#pragma unroll
-        for (int f = 0; f < kFrags; ++f) {
-          dev::mma16<T>(o[f][n], pf[f][t], b[0], b[1]);
-          dev::mma16<T>(o[f][n + 1], pf[f][t], b[2], b[3]);
-        }
+        dev::mma16<T>(o[n], pf[t], b[0], b[1]);
+        dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
       }
     __syncthreads();
   }
+  l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
+  l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
+  l_b += __shfl_xor_sync(0xffffffffu, l_b, 1);
+  l_b += __shfl_xor_sync(0xffffffffu, l_b, 2);
+  const float ia = l_a > 0.f ? 1.f / l_a : 0.f, ib = l_b > 0.f ? 1.f / l_b : 0.f;
   const size_t ldo = static_cast<size_t>(p.heads) * kD;
 #pragma unroll
-  for (int f = 0; f < kFrags; ++f) {
-    float la = l_a[f], lb = l_b[f];
-    la += __shfl_xor_sync(0xffffffffu, la, 1);
-    la += __shfl_xor_sync(0xffffffffu, la, 2);
-    lb += __shfl_xor_sync(0xffffffffu, lb, 1);
-    lb += __shfl_xor_sync(0xffffffffu, lb, 2);
-    const float ia = la > 0.f ? 1.f / la : 0.f, ib = lb > 0.f ? 1.f / lb : 0.f;
-#pragma unroll
-    for (int n = 0; n < 8; ++n) {
-      const int col = head * kD + n * 8 + tig * 2;
-      if (qa[f] < re)
-        *reinterpret_cast<Pair*>(p.out + qa[f] * ldo + col) =
-            dev::Half16<T>::from_float2(o[f][n][0] * ia, o[f][n][1] * ia);
-      if (qb[f] < re)
-        *reinterpret_cast<Pair*>(p.out + qb[f] * ldo + col) =
-            dev::Half16<T>::from_float2(o[f][n][2] * ib, o[f][n][3] * ib);
-    }
+  for (int n = 0; n < 8; ++n) {
+    const int col = head * kD + n * 8 + tig * 2;
+    if (qa < re)
+      *reinterpret_cast<Pair*>(p.out + qa * ldo + col) = dev::Half16<T>::from_float2(o[n][0] * ia, o[n][1] * ia);
+    if (qb < re)
+      *reinterpret_cast<Pair*>(p.out + qb * ldo + col) = dev::Half16<T>::from_float2(o[n][2] * ib, o[n][3] * ib);
   }
 }
 
-template <class T, int kFrags, bool kRopeK, bool kExp2>
+template <class T, int kWarps, bool kRopeK, bool kExp2>
 void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t stream) {
-  constexpr size_t smem = attention_smem_bytes<kFrags>();
+  constexpr size_t smem = attention_smem_bytes<kWarps>();
   if constexpr (smem > 48 * 1024) {
     // Opt in once per kernel (not a stream operation: allowed while a graph is being captured).
-    static const cudaError_t opted = cudaFuncSetAttribute(attention_mma_kernel<T, kFrags, kRopeK, kExp2>,
+    static const cudaError_t opted = cudaFuncSetAttribute(attention_mma_kernel<T, kWarps, kRopeK, kExp2>,
                                                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     LAYA_CUDA_CHECK(opted);
   }
-  launch_kernel_smem(attention_mma_kernel<T, kFrags, kRopeK, kExp2>, grid, dim3(32 * kAttnWarps), smem, stream, true, p);
+  launch_kernel_smem(attention_mma_kernel<T, kWarps, kRopeK, kExp2>, grid, dim3(32 * kWarps), smem, stream, true, p);
 }
 
-template <class T, int kFrags>
+template <class T, int kWarps>
 void launch_mma(const AttentionParams<T>& p, dim3 grid, bool exp2, cudaStream_t stream) {
   const bool rope_k = p.rope_cos != nullptr && !p.k_rotated;
   if (rope_k)
-    exp2 ? launch_mma_variant<T, kFrags, true, true>(p, grid, stream)
-         : launch_mma_variant<T, kFrags, true, false>(p, grid, stream);
+    exp2 ? launch_mma_variant<T, kWarps, true, true>(p, grid, stream)
+         : launch_mma_variant<T, kWarps, true, false>(p, grid, stream);
   else
-    exp2 ? launch_mma_variant<T, kFrags, false, true>(p, grid, stream)
-         : launch_mma_variant<T, kFrags, false, false>(p, grid, stream);
+    exp2 ? launch_mma_variant<T, kWarps, false, true>(p, grid, stream)
+         : launch_mma_variant<T, kWarps, false, false>(p, grid, stream);
 }
 
 }  // namespace
@@ -511,9 +477,9 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
     else
       launch_kernel(attention_kernel<T, 128>, grid, 128, stream, true, p);
   } else if (p.query_tile == 64) {
-    launch_mma<T, 1>(p, grid, exp2, stream);
+    launch_mma<T, 4>(p, grid, exp2, stream);
   } else {
-    launch_mma<T, 2>(p, grid, exp2, stream);
+    launch_mma<T, 8>(p, grid, exp2, stream);
   }
   LAYA_CUDA_CHECK_LAUNCH();
 }

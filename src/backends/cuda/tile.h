@@ -5,8 +5,8 @@
 
 namespace laya::cuda {
 constexpr int32_t kAttnTile = 64;
-// Experiment (LAYA_CUDA_ATTN_TILE128=1, off by default): 128-query tiles (4 warps of two 16-query
-// fragments) for buckets over kAttnTileLargeFrom tokens, halving the K/V tile reloads per query.
+// Experiment (LAYA_CUDA_ATTN_TILE128=1, off by default): 128-query tiles (8 warps) for buckets
+// over kAttnTileLargeFrom tokens, halving the K/V tile reloads per query.
 constexpr int32_t kAttnTileLarge = 128;
 constexpr int32_t kAttnTileLargeFrom = 256;
 }  // namespace laya::cuda
