@@ -34,6 +34,8 @@ Diff compare(const std::vector<float>& got, const std::vector<float>& ref) {
     d.ref_max = std::max(d.ref_max, std::fabs(static_cast<double>(ref[i])));
   }
   d.nrms = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  const double n = static_cast<double>(std::max<size_t>(ref.size(), 1));
+  d.nrms_unit = std::sqrt(num / n) / std::max(std::sqrt(den / n), 1.0);
   return d;
 }
 
