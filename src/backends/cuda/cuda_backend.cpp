@@ -47,7 +47,7 @@ int32_t tune_from_rows() {
 int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
 
 // Device buffers of the one workspace (sized for the limits) and the pinned host staging. The
-// 16-bit buffers hold the precision mode's type (record_as<T> sees them typed).
+// 16-bit buffers hold the precision mode's type (record_as<Elem> sees them typed).
 struct Workspace {
   void* block = nullptr;
   int64_t bytes = 0;
@@ -281,8 +281,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows());
-    // The experiment's kernels are prepared (and the GPU checked for clusters) only when asked for.
-    // The experiment's kernels are bf16 only.
+    // The experiment's kernels (bf16 only) are prepared, and the GPU checked for clusters, only
+    // when asked for.
     skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);

@@ -109,4 +109,15 @@ TEST_F(CliDecide, BenchPrintsOneJsonObjectPerShape) {
   EXPECT_NE(run("'" + bin_ + "' decide --model '" + (dir_ / "m").string() + "' --backend tpu < /dev/null").status, 0);
 }
 
+// --precision is checked for every backend (the CPU backend is fp32 whatever it says).
+TEST_F(CliDecide, PrecisionIsValidatedAndIgnoredByTheCpuBackend) {
+  const std::string model = (dir_ / "m").string();
+  const auto bad = run("sh -c \"'" + bin_ + "' decide --model '" + model + "' --precision fp8 < /dev/null 2>&1\"");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.out.find("--precision must be auto, bf16 or fp16 (got 'fp8')"), std::string::npos) << bad.out;
+  const auto fp16 = run("'" + bin_ + "' bench --model '" + model + "' --precision fp16 --shapes 1x8 --warmup 0 --iters 1 --json");
+  ASSERT_EQ(fp16.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(lines(fp16.out).at(0)).at("precision"), "fp32");
+}
+
 }  // namespace
