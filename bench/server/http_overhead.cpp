@@ -1,6 +1,7 @@
 // HTTP overhead of `laya-engine serve` over the in-process engine, and throughput by concurrency.
 //
-//   laya_bench_http [--model DIR|demo] [--threads N] [--requests N] [--concurrency 1,8,64] [--seconds S]
+//   laya_bench_http [--model DIR|demo] [--backend cpu|cuda] [--threads N] [--requests N]
+//                   [--concurrency 1,8,64] [--seconds S] [--null-backend 1]
 //
 // 1. In-process: ModelPipeline::prepare + Backend::forward + render for a small request, timed
 //    N times on one thread (what `decide` does per line).
@@ -20,11 +21,15 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "backends/cpu/cpu_backend.h"
+#ifdef LAYA_WITH_CUDA
+#include "backends/cuda/cuda_backend.h"
+#endif
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/demo.h"
 #include "runtime/model_pipeline.h"
@@ -88,14 +93,15 @@ class NullBackend : public laya::engine::Backend {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::string model = "demo", conc = "1,8,64";
+int run(int argc, char** argv) {
+  std::string model = "demo", conc = "1,8,64", backend_name = "cpu";
   int threads = 1, n = 2000;
   bool null_backend = false;
   double seconds = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--model") model = v;
+    else if (k == "--backend") backend_name = v;
     else if (k == "--threads") threads = std::stoi(v);
     else if (k == "--requests") n = std::stoi(v);
     else if (k == "--concurrency") conc = v;
@@ -117,14 +123,22 @@ int main(int argc, char** argv) {
   engine::BackendOptions bo;
   bo.threads = threads;
 
+  bo.backend = backend_name;
   auto make = [&]() -> std::unique_ptr<engine::Backend> {
     if (null_backend) return std::make_unique<NullBackend>();
+#ifdef LAYA_WITH_CUDA
+    if (backend_name == "cuda") return cuda::make_cuda_backend(ckpt, bo);
+#endif
+    if (backend_name != "cpu") throw std::runtime_error("backend '" + backend_name + "' is not in this build");
     return cpu::make_cpu_backend(ckpt, bo);
   };
+  std::string backend_desc;
   // 1. In-process.
   std::vector<double> inproc, inproc_fwd;
   {
     auto backend = make();
+    const auto info = backend->info();
+    backend_desc = fmt::format("{} backend ({}, {})", info.backend, info.device, info.precision);
     for (int i = 0; i < n + 50; ++i) {
       const auto t0 = Clock::now();
       auto p = pipeline.prepare(kBody);
@@ -166,8 +180,8 @@ int main(int argc, char** argv) {
       if (i >= 50) over_http.push_back(us(Clock::now() - t0));
     }
   }
-  fmt::print("model {} ({}), {} backend, {} thread(s), hardware threads {}\n", dir.string(), ckpt.kind(),
-             null_backend ? "null (instant)" : "CPU", threads, std::thread::hardware_concurrency());
+  fmt::print("model {} ({}), {}, {} thread(s), hardware threads {}\n", dir.string(), ckpt.kind(),
+             null_backend ? "null backend (instant)" : backend_desc, threads, std::thread::hardware_concurrency());
   fmt::print("\nconcurrency 1, small request (1 noul question), {} requests\n", n);
   fmt::print("{:<34} {:>10} {:>10}\n", "path", "p50 us", "p99 us");
   fmt::print("{:<34} {:>10.1f} {:>10.1f}\n", "in-process (prepare+forward+render)", pct(inproc, 0.5), pct(inproc, 0.99));
@@ -214,4 +228,13 @@ int main(int argc, char** argv) {
   srv.stop();
   sched.stop();
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "laya_bench_http: %s\n", e.what());
+    return 1;
+  }
 }
