@@ -38,6 +38,11 @@ constexpr int32_t kRotateKOnceTokens = 256;
 // LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never).
 constexpr int32_t kTuneFromRows = 4096;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
+// Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
+// fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
+// there anyway and adds a reduction kernel. LAYA_CUDA_PARTIALS_MAX_M overrides it (0: never).
+constexpr int32_t kPartialsMaxRows = 64;
+constexpr int32_t kMlpOutSplits = 2;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
@@ -54,6 +59,7 @@ struct Workspace {
   float *x = nullptr, *h = nullptr;
   void *y = nullptr, *qkv = nullptr, *att = nullptr, *proj = nullptr, *up = nullptr, *g = nullptr;
   void *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
+  float* parts = nullptr;  // [kMlpOutSplits, partials_max_rows, d]: split-K partials
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
@@ -156,6 +162,7 @@ class CudaBackendImpl final : public CudaEngine {
   std::unique_ptr<Gemm> gemm_;
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
+  int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -229,6 +236,10 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   const StagingLayout max_l = StagingLayout::for_bucket(max_b);
   const int64_t T = limits_.max_tokens, K = limits_.max_markers, S = max_b.row_slots(), d = dims_.d;
   const int64_t up_cols = std::max<int64_t>(2 * dims_.inter, dims_.ffn);
+  // The partials need K = intermediate to split in multiples of 8 (true for every shipped size).
+  partials_max_rows_ = dims_.inter % (kMlpOutSplits * 8) == 0
+                           ? std::clamp<int32_t>(env_int("LAYA_CUDA_PARTIALS_MAX_M", kPartialsMaxRows), 0, 1024)
+                           : 0;
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -250,6 +261,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.act), S * dims_.n_act * 2},
       {reinterpret_cast<void**>(&ws_.in), max_l.bytes()},
       {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
+      {reinterpret_cast<void**>(&ws_.parts), int64_t{kMlpOutSplits} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
   };
   int64_t ws_bytes = 0;
@@ -297,9 +309,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "skinny GEMM {}",
+      "MLP-out partials up to {} rows, skinny GEMM {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
-      limits_.max_markers, options.execution,
+      limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off (cuBLASLt for every GEMM)"));
   try {
     warm(options.warmup_shapes);
@@ -491,10 +503,16 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.eps = dims_.eps;
     launch_add_ln(a, s);
     up_geglu(y_, as<Elem>(lw.wi), T, s);
-    linear(GemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), nullptr, proj_, T, d, dims_.inter, false}, s);
     AddLnParams<Elem> a2;
     a2.x = ws_.x;
-    a2.add = proj_;
+    if (T <= partials_max_rows_ && T > skinny_max_m_) {
+      gemm_->run_partials(g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, kMlpOutSplits, s);
+      a2.add_parts = ws_.parts;
+      a2.parts = kMlpOutSplits;
+    } else {
+      linear(GemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), nullptr, proj_, T, d, dims_.inter, false}, s);
+      a2.add = proj_;
+    }
     a2.tokens = T;
     a2.d = d;
     a2.eps = dims_.eps;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -32,7 +33,7 @@ std::string Gemm::version() {
 
 Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
   const int32_t m = a.m, n = a.n, k = a.k;
-  const auto key = std::make_tuple(m, n, k, epilogue, static_cast<int>(a.type));
+  const auto key = std::make_tuple(m, n, k, epilogue, static_cast<int>(a.type), static_cast<int>(a.out_type), a.splits);
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second;
   // Column-major view: C^T[N, M] = W[N, K] (row-major = col-major [K, N], transposed) x in^T.
@@ -47,9 +48,22 @@ Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
     const cudaDataType_t bt = a.type;
     LAYA_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof(bt)));
   }
-  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.la, a.type, k, n, k));
-  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.lb, a.type, k, m, k));
-  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.lc, a.type, n, m, n));
+  // Partials: batch s reads rows [Ks s, Ks (s+1)) of both K-major operands (same leading dimension
+  // k, batch offset Ks) and writes its own [M, N] fp32 slice.
+  const int32_t ks = k / a.splits;
+  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.la, a.type, ks, n, k));
+  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.lb, a.type, ks, m, k));
+  LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.lc, a.out_type, n, m, n));
+  if (a.splits > 1) {
+    const int32_t count = a.splits;
+    const int64_t step_in = ks, step_out = static_cast<int64_t>(m) * n;
+    for (auto [layout, step] : {std::pair{p.la, step_in}, std::pair{p.lb, step_in}, std::pair{p.lc, step_out}}) {
+      LAYA_CUBLAS_CHECK(
+          cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+      LAYA_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &step,
+                                                         sizeof(step)));
+    }
+  }
   cublasLtMatmulPreference_t pref = nullptr;
   LAYA_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
   LAYA_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
@@ -89,10 +103,10 @@ Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
   int pick = 0;
   if (tunes(m) && found > 1) pick = fastest(p, results, found, a, stream);
   if (std::getenv("LAYA_CUDA_GEMM_LOG") != nullptr) {
-    std::string ks;
-    for (int i = 0; i < found; ++i) ks += fmt::format("{}{}", i ? "," : "", split_k(results[i].algo));
+    std::string splits_k;
+    for (int i = 0; i < found; ++i) splits_k += fmt::format("{}{}", i ? "," : "", split_k(results[i].algo));
     std::fprintf(stderr, "gemm plan M=%d N=%d K=%d epi=%d: %d candidates (split-K: %s), picked #%d%s\n", m, n, k,
-                 epilogue, found, ks.c_str(), pick, tunes(m) ? " (timed)" : "");
+                 epilogue, found, splits_k.c_str(), pick, tunes(m) ? " (timed)" : "");
   }
   const cublasLtMatmulHeuristicResult_t& result = results[pick];
   p.algo = result.algo;
@@ -145,6 +159,9 @@ int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int f
 void Gemm::run_call(const Call& a, cudaStream_t stream) {
   LAYA_REQUIRE(a.in && a.w && a.out && a.m >= 0 && a.n > 0 && a.k > 0 && (!a.relu || a.bias), ErrorKind::internal,
                "gemm: bad parameters (M={} N={} K={})", a.m, a.n, a.k);
+  LAYA_REQUIRE(a.splits == 1 || (a.splits > 1 && a.k % a.splits == 0 && (a.k / a.splits) % 8 == 0 && !a.bias),
+               ErrorKind::internal, "gemm: K={} cannot be split in {} partials (multiples of 8, no bias)", a.k,
+               a.splits);
   if (a.m == 0) return;
   const int epi = a.bias == nullptr ? CUBLASLT_EPILOGUE_DEFAULT
                                     : (a.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS);

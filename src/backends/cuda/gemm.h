@@ -47,20 +47,32 @@ class Gemm {
   template <class T>
   void run(const GemmArgs<T>& a, cudaStream_t stream) {
     static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>);
-    run_call({a.in, a.w, a.bias, a.out, a.m, a.n, a.k, a.relu, std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF},
-             stream);
+    const cudaDataType_t t = std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+    run_call({a.in, a.w, a.bias, a.out, a.m, a.n, a.k, a.relu, t, t, 1}, stream);
+  }
+  // Split K without cuBLASLt's separate reduction kernel: out[s] = in[:, Ks s .. Ks (s+1)) .
+  // W[:, same]^T in fp32 for s < splits (Ks = k / splits, a multiple of 8), as one strided-batched
+  // GEMM; out is [splits, m, n]. The consumer adds the partials in order and rounds once
+  // (AddLnParams::add_parts), which is what the reduction kernel would have done.
+  template <class T>
+  void run_partials(const T* in, const T* w, float* out, int32_t m, int32_t n, int32_t k, int32_t splits,
+                    cudaStream_t stream) {
+    static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>);
+    const cudaDataType_t t = std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+    run_call({in, w, nullptr, out, m, n, k, false, t, CUDA_R_32F, splits}, stream);
   }
   // Whether a GEMM of `m` rows is timed on its first use.
   bool tunes(int32_t m) const { return m >= tune_from_m_; }
   static std::string version();
 
  private:
-  struct Call {  // a GemmArgs with its element type as data
+  struct Call {  // a GemmArgs with its element types as data
     const void *in, *w, *bias;
     void* out;
     int32_t m, n, k;
     bool relu;
-    cudaDataType_t type;
+    cudaDataType_t type, out_type;
+    int32_t splits;  // > 1: run_partials
   };
   struct Plan {
     cublasLtMatmulDesc_t op = nullptr;
@@ -75,7 +87,7 @@ class Gemm {
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;
   int32_t tune_from_m_ = kNeverTune;
-  std::map<std::tuple<int32_t, int32_t, int32_t, int, int>, Plan> plans_;  // (M, N, K, epilogue, type)
+  std::map<std::tuple<int32_t, int32_t, int32_t, int, int, int, int32_t>, Plan> plans_;  // (M, N, K, epilogue, types, splits)
 };
 
 }  // namespace laya::cuda

@@ -136,6 +136,22 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
         v[2 * j + 1] = __fadd_rn(v[2 * j + 1], f.y);
       }
     store_f32(x, v, np, lane);
+  } else if (p.add_parts != nullptr) {
+    const size_t part = static_cast<size_t>(p.tokens) * p.d;
+    const float* a = p.add_parts + static_cast<size_t>(row) * p.d;
+#pragma unroll
+    for (int j = 0; j < kMaxPairs; ++j)
+      if (j < np) {
+        float2 sum = *reinterpret_cast<const float2*>(a + 2 * lane + 64 * j);
+        for (int s = 1; s < p.parts; ++s) {
+          const float2 f = *reinterpret_cast<const float2*>(a + s * part + 2 * lane + 64 * j);
+          sum.x = __fadd_rn(sum.x, f.x);
+          sum.y = __fadd_rn(sum.y, f.y);
+        }
+        v[2 * j] = __fadd_rn(v[2 * j], dev::round16<T>(sum.x));
+        v[2 * j + 1] = __fadd_rn(v[2 * j + 1], dev::round16<T>(sum.y));
+      }
+    store_f32(x, v, np, lane);
   }
   if (p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
   if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
@@ -208,8 +224,9 @@ void launch_embed_ln(const EmbedLnParams<T>& p, cudaStream_t stream) {
 template <class T>
 void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
   check_d(p.d, "add_ln");
-  LAYA_REQUIRE(p.x && p.tokens >= 0 && (p.bias == nullptr || p.weight != nullptr), ErrorKind::internal,
-               "add_ln: bad parameters");
+  LAYA_REQUIRE(p.x && p.tokens >= 0 && (p.bias == nullptr || p.weight != nullptr) &&
+                   (p.add == nullptr || p.add_parts == nullptr) && (p.add_parts == nullptr || p.parts >= 1),
+               ErrorKind::internal, "add_ln: bad parameters");
   if (p.tokens == 0) return;
   launch_kernel(add_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
