@@ -137,20 +137,22 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
       }
     store_f32(x, v, np, lane);
   } else if (p.add_parts != nullptr) {
+    // Each part's loads for the whole row are issued together (one memory round trip per part,
+    // not one per pair), then added in part order.
     const size_t part = static_cast<size_t>(p.tokens) * p.d;
     const float* a = p.add_parts + static_cast<size_t>(row) * p.d;
+    float sum[2 * kMaxPairs];
+    load_f32(a, sum, np, lane);
+    for (int s = 1; s < p.parts; ++s) {
+      float f[2 * kMaxPairs];
+      load_f32(a + s * part, f, np, lane);
 #pragma unroll
-    for (int j = 0; j < kMaxPairs; ++j)
-      if (j < np) {
-        float2 sum = *reinterpret_cast<const float2*>(a + 2 * lane + 64 * j);
-        for (int s = 1; s < p.parts; ++s) {
-          const float2 f = *reinterpret_cast<const float2*>(a + s * part + 2 * lane + 64 * j);
-          sum.x = __fadd_rn(sum.x, f.x);
-          sum.y = __fadd_rn(sum.y, f.y);
-        }
-        v[2 * j] = __fadd_rn(v[2 * j], dev::round16<T>(sum.x));
-        v[2 * j + 1] = __fadd_rn(v[2 * j + 1], dev::round16<T>(sum.y));
-      }
+      for (int j = 0; j < 2 * kMaxPairs; ++j)
+        if (j < 2 * np) sum[j] = __fadd_rn(sum[j], f[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < 2 * kMaxPairs; ++j)
+      if (j < 2 * np) v[j] = __fadd_rn(v[j], dev::round16<T>(sum[j]));
     store_f32(x, v, np, lane);
   }
   if (p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
