@@ -503,6 +503,8 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.eps = dims_.eps;
     launch_add_ln(a, s);
     up_geglu(y_, as<Elem>(lw.wi), T, s);
+    // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
+    // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
     a2.x = ws_.x;
     if (T <= partials_max_rows_ && T > skinny_max_m_) {
