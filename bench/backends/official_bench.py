@@ -6,16 +6,16 @@ Usage (needs the oracle virtualenv: tools/oracle/setup_venv.sh; python from $LAY
 
 A shape RxT is one forward of R question rows of T tokens, built like `laya-engine bench` builds
 them: [CLS] ... [SEP] with option markers at positions 10, 14, ... (2 + r % 4 of them, [MASK] ids
-there), qtype r % 3, filler ids drawn from [100, 20000). The filler ids are random (not the
+there), qtype r % 3, filler ids drawn from [100, 20000]. The filler ids are random (not the
 engine's exact ids); shapes, markers and qtypes are identical, which is what the cost depends on.
-Each forward goes through `Agent._infer` — the official path with its autocast policy (fp32 on CPU,
-bf16 autocast on CUDA sm>=80) — on the padded batch `collate_items` makes; on CUDA the timer
-includes a synchronize. Host wall time per forward; p50/p95 over the measured iterations.
+The rows, their padded batch and the percentiles come from scripts/gpu/official_gpu_bench.py (the
+same batches on the GPU machine). Each forward goes through `Agent._infer` — the official path
+with its autocast policy (fp32 on CPU, the checkpoint's amp_dtype on CUDA sm>=80); on CUDA the
+timer includes a synchronize. Host wall time per forward; p50/p95 over the measured iterations.
 """
 import argparse
 import json
 import os
-import random
 import resource
 import sys
 import time
@@ -24,37 +24,13 @@ ORACLE = os.environ.get("LAYA_ORACLE_PYTHON", "/opt/laya-oracle/bin/python")
 try:
     import torch
     import laya
-    from laya.common import collate_items
 except ImportError:
     if os.path.realpath(sys.executable) != os.path.realpath(ORACLE) and os.path.exists(ORACLE):
         os.execv(ORACLE, [ORACLE] + sys.argv)
     sys.exit("official_bench.py: needs the oracle environment (tools/oracle/setup_venv.sh); set LAYA_ORACLE_PYTHON")
 
-
-def rows_for(shape, tok, vocab, seed):
-    r_count, t = shape
-    rng = random.Random(seed)
-    items = []
-    for r in range(r_count):
-        ids = [rng.randrange(100, min(vocab, 20000)) for _ in range(t)]
-        ids[0] = tok.cls_token_id
-        ids[-1] = tok.sep_token_id
-        n_opts = max(1, min(2 + r % 4, t - 2))
-        markers = []
-        for k in range(n_opts):
-            pos = min(t - 1, 10 + 4 * k)
-            markers.append(pos)
-            ids[pos] = tok.mask_token_id
-        items.append({"ids": ids, "markers": markers, "qtype": r % 3})
-    return collate_items([items], tok.pad_token_id)
-
-
-def pct(v, q):
-    v = sorted(v)
-    pos = q * (len(v) - 1)
-    i = int(pos)
-    f = pos - i
-    return v[i] * (1 - f) + v[i + 1] * f if i + 1 < len(v) else v[i]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "gpu"))
+from official_gpu_bench import bench_rows, collate, percentile as pct  # noqa: E402
 
 
 def main():
@@ -72,8 +48,8 @@ def main():
     t0 = time.perf_counter()
     agent = laya.Agent(a.model, device=a.device)
     load_s = time.perf_counter() - t0
-    vocab = agent.model.encoder.config.vocab_size
     cuda = agent.device.type == "cuda"
+    pad_id = agent.tok.pad_token_id if agent.tok.pad_token_id is not None else 0
     if not a.json:
         print("official laya %s, torch %s, device %s (amp %s %s), threads %d, load %.2f s" % (
             getattr(laya, "__version__", "?"), torch.__version__, agent.device, agent.amp_enabled,
@@ -81,7 +57,7 @@ def main():
         print("%8s %7s %10s %10s %10s %10s %12s" % ("shape", "iters", "p50 ms", "p95 ms", "mean ms", "req/s", "tokens/s"))
     for spec in a.shapes.split(","):
         r, t = (int(x) for x in spec.split("x"))
-        b = rows_for((r, t), agent.tok, vocab, 1234 + r * 7919 + t)
+        b = collate(bench_rows(agent, r, t, 1234 + r * 7919 + t), pad_id)
         samples = []
         with torch.no_grad():
             for i in range(a.warmup + a.iters):
