@@ -102,23 +102,26 @@ if has bench; then
   summarize base-graph new-graph new-eager $(for v in $VARIANTS; do echo "new-graph-${v%%:*}"; done)
 fi
 
+# The official package's stock path (autocast in the checkpoint's amp_dtype) and its fp32 forward
+# on 30 requests, the noise floor between them, and ours (test binary $4, --precision auto) vs each.
+official_parity() {  # model-dir tag log test-binary
+  local model=$1 tag=$2 olog=$3 tbin=$4
+  [ -d /tmp/laya-site ] || python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$olog" 2>&1
+  PYTHONPATH=/tmp/laya-site timeout 90 python3 .gpu/official_gpu_bench.py --model "$model" --shapes 1x48 --warmup 1 --iters 2 \
+    --parity-out /tmp/official_${tag}_stock.jsonl --parity-fp32-out /tmp/official_${tag}_fp32.jsonl --parity-requests 30 >> "$olog" 2>&1
+  log "official stock + fp32 dumps ($tag) rc=$?"
+  grep -E "noise floor|wrote|amp" "$olog" | tee -a "$S"
+  for ref in stock fp32; do
+    echo "-- ours ($tbin, --precision auto) vs official $ref ($tag)" | tee -a "$S" "$olog"
+    LAYA_GPU_OFFICIAL_PARITY=/tmp/official_${tag}_$ref.jsonl LAYA_GPU_OFFICIAL_MODEL=$model \
+      $R "$tbin" --gtest_filter=*Official* >> "$olog" 2>&1
+    log "ours vs official $ref rc=$? (bound: max |dp| <= 0.02 in fp16, 0.05 in bf16)"
+    grep -E "official parity" "$olog" | tail -1 | tee -a "$S"
+  done
+}
+
 # 3. noise floor
-if has noise; then
-if [ ! -d /tmp/laya-site ]; then
-  python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/noise.log" 2>&1
-fi
-PYTHONPATH=/tmp/laya-site timeout 90 python3 .gpu/official_gpu_bench.py --model $EN --shapes 1x48 --warmup 1 --iters 2 \
-  --parity-out /tmp/official_bf16.jsonl --parity-fp32-out /tmp/official_fp32.jsonl --parity-requests 30 >> "$OUT/noise.log" 2>&1
-log "official bf16+fp32 dumps rc=$?"
-grep -E "noise floor|wrote" "$OUT/noise.log" | tee -a "$S"
-for ref in bf16 fp32; do
-  echo "-- ours ($TG) vs official $ref" | tee -a "$S" "$OUT/noise.log"
-  LAYA_GPU_OFFICIAL_PARITY=/tmp/official_$ref.jsonl LAYA_GPU_OFFICIAL_MODEL=$EN \
-    $R $TG --gtest_filter=*Official* >> "$OUT/noise.log" 2>&1
-  log "ours vs official $ref rc=$? (bound: max |dp| <= 0.02 in fp16, 0.05 in bf16)"
-  grep -E "official parity" "$OUT/noise.log" | tail -1 | tee -a "$S"
-done
-fi
+if has noise; then official_parity $EN bf16 "$OUT/noise.log" $TG; fi
 
 # 4. ours vs CPU fp32, full-size english
 if has parity; then
@@ -137,18 +140,7 @@ if has fp16; then
   done
   EXTRA=()
   summarize graph-bf16 graph-fp16
-  [ -d /tmp/laya-site ] || python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/fp16.log" 2>&1
-  PYTHONPATH=/tmp/laya-site timeout 90 python3 .gpu/official_gpu_bench.py --model $EN16 --shapes 1x48 --warmup 1 --iters 2 \
-    --parity-out /tmp/official16_stock.jsonl --parity-fp32-out /tmp/official16_fp32.jsonl --parity-requests 30 >> "$OUT/fp16.log" 2>&1
-  log "official fp16-autocast + fp32 dumps rc=$?"
-  grep -E "noise floor|wrote|amp" "$OUT/fp16.log" | tee -a "$S"
-  for ref in stock fp32; do
-    echo "-- ours (auto: fp16) vs official $ref on the fp16 checkpoint" | tee -a "$S" "$OUT/fp16.log"
-    LAYA_GPU_OFFICIAL_PARITY=/tmp/official16_$ref.jsonl LAYA_GPU_OFFICIAL_MODEL=$EN16 \
-      $R test_gpu --gtest_filter=*Official* >> "$OUT/fp16.log" 2>&1
-    log "ours vs official $ref rc=$? (bound: max |dp| <= 0.02 in fp16, 0.05 in bf16)"
-    grep -E "official parity" "$OUT/fp16.log" | tail -1 | tee -a "$S"
-  done
+  official_parity $EN16 fp16 "$OUT/fp16.log" test_gpu
 fi
 
 # 6. profile

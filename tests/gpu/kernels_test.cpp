@@ -31,6 +31,8 @@ namespace {
 
 using test::compare;
 
+constexpr size_t kGemmWorkspace = size_t{32} << 20;
+
 template <typename T>
 class Dev {
  public:
@@ -419,27 +421,23 @@ TYPED_TEST(CudaKernelsTyped, GegluAndGeluMatchReference) {
 TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(19);
-  void* ws = nullptr;
-  ASSERT_EQ(cudaMalloc(&ws, 32u << 20), cudaSuccess);
-  {
-    Gemm gemm(ws, 32u << 20);
-    for (auto [m, n, k] : {std::tuple{37, 384, 128}, std::tuple{1, 3072, 1024}, std::tuple{513, 1024, 2624}}) {
-      const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
-      const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.02f));
-      const auto b = round16<TypeParam>(randn(rng, static_cast<size_t>(n), 0.1f));
-      Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w)), db(to16<TypeParam>(b)), dc(static_cast<size_t>(m) * n);
-      for (int variant = 0; variant < 3; ++variant) {
-        dc.poison();
-        GemmArgs<TypeParam> g{da.get(), dw.get(), variant == 0 ? nullptr : db.get(), dc.get(), m, n, k, variant == 2};
-        gemm.run(g, nullptr);
-        std::vector<float> ref(static_cast<size_t>(m) * n);
-        cpu::linear(a.data(), m, k, w.data(), variant == 0 ? nullptr : b.data(), n, ref.data());
-        if (variant == 2) cpu::relu(ref.data(), static_cast<int64_t>(ref.size()));
-        expect_close(from16(dc.down()), ref, "gemm");
-      }
+  Dev<uint8_t> ws(kGemmWorkspace);
+  Gemm gemm(ws.get(), kGemmWorkspace);
+  for (auto [m, n, k] : {std::tuple{37, 384, 128}, std::tuple{1, 3072, 1024}, std::tuple{513, 1024, 2624}}) {
+    const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
+    const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.02f));
+    const auto b = round16<TypeParam>(randn(rng, static_cast<size_t>(n), 0.1f));
+    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w)), db(to16<TypeParam>(b)), dc(static_cast<size_t>(m) * n);
+    for (int variant = 0; variant < 3; ++variant) {
+      dc.poison();
+      GemmArgs<TypeParam> g{da.get(), dw.get(), variant == 0 ? nullptr : db.get(), dc.get(), m, n, k, variant == 2};
+      gemm.run(g, nullptr);
+      std::vector<float> ref(static_cast<size_t>(m) * n);
+      cpu::linear(a.data(), m, k, w.data(), variant == 0 ? nullptr : b.data(), n, ref.data());
+      if (variant == 2) cpu::relu(ref.data(), static_cast<int64_t>(ref.size()));
+      expect_close(from16(dc.down()), ref, "gemm");
     }
   }
-  cudaFree(ws);
 }
 
 // Split-K partials without cuBLASLt's reduction (Gemm::run_partials) and their consumer,
@@ -447,49 +445,45 @@ TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
 TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(29);
-  void* ws = nullptr;
-  ASSERT_EQ(cudaMalloc(&ws, 32u << 20), cudaSuccess);
-  {
-    Gemm gemm(ws, 32u << 20);
-    for (auto [m, n, k] : {std::tuple{48, 1024, 2624}, std::tuple{1, 128, 192}, std::tuple{64, 256, 4096}}) {
-      SCOPED_TRACE(testing::Message() << "M=" << m << " N=" << n << " K=" << k);
-      const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
-      const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.02f));
-      Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w));
-      Dev<float> parts(static_cast<size_t>(2) * m * n);
-      gemm.run_partials(da.get(), dw.get(), parts.get(), m, n, k, 2, nullptr);
-      const auto p = parts.down();
-      std::vector<float> sum(static_cast<size_t>(m) * n), ref(sum.size());
-      for (size_t i = 0; i < sum.size(); ++i) sum[i] = p[i] + p[i + sum.size()];
-      cpu::linear(a.data(), m, k, w.data(), nullptr, n, ref.data());
-      expect_close(sum, ref, "partials");
-      if (n % 64 != 0) continue;  // add_ln needs d a multiple of 64
-      const auto x0 = randn(rng, sum.size(), 2.f);
-      const auto lw = randn(rng, static_cast<size_t>(n), 0.1f, 1.f);
-      Dev<float> dx(x0), dlw(lw), dn(sum.size());
-      AddLnParams<TypeParam> al;
-      al.x = dx.get();
-      al.add_parts = parts.get();
-      al.parts = 2;
-      al.weight = dlw.get();
-      al.norm_out = dn.get();
-      al.tokens = m;
-      al.d = n;
-      launch_add_ln(al, nullptr);
-      const auto rounded = round16<TypeParam>(sum);
-      std::vector<float> x1(sum.size()), lref(sum.size());
-      for (size_t i = 0; i < x1.size(); ++i) x1[i] = x0[i] + rounded[i];
-      EXPECT_EQ(dx.down(), x1);
-      cpu::layer_norm(x1.data(), m, n, lw.data(), nullptr, 1e-5f, lref.data());
-      const auto dd = compare(dn.down(), lref);
-      EXPECT_TRUE(dd.finite && dd.nrms < 1e-5) << dd.nrms;
-    }
-    // K that does not split into multiples of 8 is refused before any launch.
-    Dev<TypeParam> x(64);
-    Dev<float> o(64);
-    EXPECT_THROW(gemm.run_partials(x.get(), x.get(), o.get(), 1, 8, 24, 2, nullptr), Error);
+  Dev<uint8_t> ws(kGemmWorkspace);
+  Gemm gemm(ws.get(), kGemmWorkspace);
+  for (auto [m, n, k] : {std::tuple{48, 1024, 2624}, std::tuple{1, 128, 192}, std::tuple{64, 256, 4096}}) {
+    SCOPED_TRACE(testing::Message() << "M=" << m << " N=" << n << " K=" << k);
+    const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
+    const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.02f));
+    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w));
+    Dev<float> parts(static_cast<size_t>(2) * m * n);
+    gemm.run_partials(da.get(), dw.get(), parts.get(), m, n, k, 2, nullptr);
+    const auto p = parts.down();
+    std::vector<float> sum(static_cast<size_t>(m) * n), ref(sum.size());
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] = p[i] + p[i + sum.size()];
+    cpu::linear(a.data(), m, k, w.data(), nullptr, n, ref.data());
+    expect_close(sum, ref, "partials");
+    if (n % 64 != 0) continue;  // add_ln needs d a multiple of 64
+    const auto x0 = randn(rng, sum.size(), 2.f);
+    const auto lw = randn(rng, static_cast<size_t>(n), 0.1f, 1.f);
+    Dev<float> dx(x0), dlw(lw), dn(sum.size());
+    AddLnParams<TypeParam> al;
+    al.x = dx.get();
+    al.add_parts = parts.get();
+    al.parts = 2;
+    al.weight = dlw.get();
+    al.norm_out = dn.get();
+    al.tokens = m;
+    al.d = n;
+    launch_add_ln(al, nullptr);
+    const auto rounded = round16<TypeParam>(sum);
+    std::vector<float> x1(sum.size()), lref(sum.size());
+    for (size_t i = 0; i < x1.size(); ++i) x1[i] = x0[i] + rounded[i];
+    EXPECT_EQ(dx.down(), x1);
+    cpu::layer_norm(x1.data(), m, n, lw.data(), nullptr, 1e-5f, lref.data());
+    const auto dd = compare(dn.down(), lref);
+    EXPECT_TRUE(dd.finite && dd.nrms < 1e-5) << dd.nrms;
   }
-  cudaFree(ws);
+  // K that does not split into multiples of 8 is refused before any launch.
+  Dev<TypeParam> x(64);
+  Dev<float> o(64);
+  EXPECT_THROW(gemm.run_partials(x.get(), x.get(), o.get(), 1, 8, 24, 2, nullptr), Error);
 }
 
 // The skinny GEMM (small M, cluster split-K) against the fp32 reference, every epilogue, with
