@@ -23,7 +23,10 @@
 #                         build, e.g. "noskinny:LAYA_CUDA_SKINNY_MAX_M=0 pdl:LAYA_CUDA_PDL=1,LAYA_CUDA_SKINNY_MAX_M=64";
 #      LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30), LAYA_BENCH_ROUNDS (2), LAYA_PROFILE_SHAPES
 #      ("16x512 1x48"), LAYA_PROFILE_FLAGS (extra bench flags of the profile, e.g. "--precision fp16"),
-#      LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (200).
+#      LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (200);
+#      LAYA_AB_BASE_ENV    "VAR=VALUE ..." : without a bundled baseline binary, the baseline is the new
+#                          build run with these switches (an A/B of one switch, interleaved in rounds);
+#      LAYA_AB_VARIANT_TESTS=0 skips test_gpu under each variant.
 PH=${1:-tests,bench,noise,parity,profile}
 source "$(dirname "$0")/suite_common.sh"
 IT=${LAYA_BENCH_ITERS:-30}
@@ -46,7 +49,7 @@ if has tests; then
   $R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1; NEW_RC=$?; log "test_gpu rc=$NEW_RC"
   [ "$NEW_RC" = 0 ] || TG=test_gpu-base
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^parity|^skinny|worst|requests|Failure|Expected|Which is|nRMS" "$OUT/tests.log" | head -60 | tee -a "$S"
-  for v in $VARIANTS; do
+  for v in $([ "${LAYA_AB_VARIANT_TESTS:-1}" = 0 ] || echo $VARIANTS); do
     echo "-- variant $v" >> "$OUT/tests.log"
     env $(echo "${v#*:}" | tr ',' ' ') $R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1
     log "test_gpu with ${v#*:} rc=$?"
@@ -92,7 +95,8 @@ PY
 }
 if has bench; then
   for round in $(seq 1 "$ROUNDS"); do
-    [ -x "$X/bin/laya-engine-base" ] && bench base-graph laya-engine-base graph
+    if [ -x "$X/bin/laya-engine-base" ]; then bench base-graph laya-engine-base graph
+    elif [ -n "${LAYA_AB_BASE_ENV:-}" ]; then bench base-graph laya-engine graph $LAYA_AB_BASE_ENV; fi
     bench new-graph laya-engine graph
   done
   round=1

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -309,6 +310,43 @@ TEST(CudaEngine, BitwiseIdenticalAcrossModesShapesAndOrder) {
   // the same request with a dump sink (eager, synchronised per stage) gives the same outputs
   MapSink sink;
   expect_same(ea, graph->forward(A, &sink), "dump path");
+  }
+}
+
+// The weight-prefetch branch of captured graphs (weight_prefetch.h) only moves weights into L2:
+// with it on for every bucket (bulk or per-line prefetches, 1 or 3 GEMMs ahead) a graph engine
+// answers bitwise as one without it, and every bucket captures (the branch checks each GEMM's
+// weight against its order: a mismatch would fail the capture).
+TEST(CudaEngine, WeightPrefetchBranchLeavesAnswersBitwiseUnchanged) {
+  LAYA_REQUIRE_GPU();
+  auto with_env = [](const char* max_tokens, const char* ahead, const char* lines) {
+    setenv("LAYA_CUDA_PREFETCH_MAX_TOKENS", max_tokens, 1);
+    setenv("LAYA_CUDA_PREFETCH_AHEAD", ahead, 1);
+    setenv("LAYA_CUDA_PREFETCH_LINES", lines, 1);
+    auto e = make_cuda_engine(tiny(), cuda_options("graph"));
+    unsetenv("LAYA_CUDA_PREFETCH_MAX_TOKENS");
+    unsetenv("LAYA_CUDA_PREFETCH_AHEAD");
+    unsetenv("LAYA_CUDA_PREFETCH_LINES");
+    return e;
+  };
+  auto off = with_env("0", "2", "0");
+  std::vector<std::unique_ptr<CudaEngine>> on;
+  on.push_back(with_env("1000000", "1", "0"));
+  on.push_back(with_env("1000000", "3", "1"));
+  const std::vector<engine::Batch> batches = {batch_of(80, 1, 48, 48), batch_of(81, 4, 1, 64),
+                                              batch_of(82, 16, 100, 128), batch_of(83, 1, 1, 1)};
+  for (const auto& b : batches) {
+    const auto ref = off->forward(b);
+    for (auto& e : on) {
+      expect_same(ref, e->forward(b), "prefetch on, captured");
+      expect_same(ref, e->forward(b), "prefetch on, replayed");
+    }
+  }
+  std::set<std::string> buckets;
+  for (const auto& b : batches) buckets.insert(off->bucket_for(b).to_string());
+  for (auto& e : on) {
+    EXPECT_EQ(e->stats().capture_failures, 0);
+    EXPECT_EQ(e->stats().graph_captures, static_cast<int64_t>(buckets.size()));
   }
 }
 

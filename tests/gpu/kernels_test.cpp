@@ -18,6 +18,7 @@
 #include "backends/cuda/attention.cuh"
 #include "backends/cuda/gemm.h"
 #include "backends/cuda/heads.cuh"
+#include "backends/cuda/l2_prefetch.cuh"
 #include "backends/cuda/norm.cuh"
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
@@ -587,6 +588,24 @@ TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
                   std::fabs(h[static_cast<size_t>(ro[r] * d + e)]) * 4e-3);
   }
   for (int32_t e = 0; e < d + 4; ++e) EXPECT_EQ(act[static_cast<size_t>(2 * (d + 4) + e)], 0.f);  // empty row
+}
+
+// The L2 prefetch is a hint: on every size (empty, a tail under 16 bytes, one and several 64 KiB
+// blocks) and both forms it must run without a fault and leave the memory as it was.
+TEST(CudaKernels, L2PrefetchRunsOnEdgeSizesAndChangesNothing) {
+  const size_t n = (size_t{1} << 20) + 48;
+  std::vector<uint8_t> pattern(n);
+  for (size_t i = 0; i < n; ++i) pattern[i] = static_cast<uint8_t>(i * 37 + 11);
+  Dev<uint8_t> buf(pattern);
+  for (const bool lines : {false, true})
+    for (const int64_t bytes : {int64_t{0}, int64_t{15}, int64_t{16}, int64_t{65536}, int64_t{65536 + 16},
+                                static_cast<int64_t>(n)}) {
+      launch_l2_prefetch(buf.get(), bytes, lines, nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << bytes << " bytes, lines " << lines;
+    }
+  EXPECT_EQ(buf.down(), pattern);
+  EXPECT_THROW(launch_l2_prefetch(buf.get() + 8, 64, false, nullptr), Error);  // not 16-byte aligned
+  EXPECT_THROW(launch_l2_prefetch(nullptr, 64, false, nullptr), Error);
 }
 
 TEST(CudaKernels, LaunchersRejectBadShapes) {
