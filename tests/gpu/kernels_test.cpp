@@ -18,7 +18,6 @@
 #include "backends/cuda/attention.cuh"
 #include "backends/cuda/gemm.h"
 #include "backends/cuda/heads.cuh"
-#include "backends/cuda/l2_prefetch.cuh"
 #include "backends/cuda/norm.cuh"
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
@@ -408,7 +407,7 @@ TYPED_TEST(CudaKernelsTyped, GegluAndGeluMatchReference) {
   const int32_t rows = 23, inter = 2624;
   const auto up = round16<TypeParam>(randn(rng, static_cast<size_t>(rows) * 2 * inter, 2.f));
   Dev<TypeParam> du(to16<TypeParam>(up)), dout(static_cast<size_t>(rows) * inter);
-  launch_geglu(GegluParams<TypeParam>{du.get(), dout.get(), rows, inter}, nullptr);
+  launch_geglu(GegluParams<TypeParam>{du.get(), dout.get(), rows, inter, {}}, nullptr);
   std::vector<float> ref(static_cast<size_t>(rows) * inter);
   cpu::geglu(up.data(), rows, inter, ref.data());
   expect_close(from16(dout.down()), ref, "geglu");
@@ -590,22 +589,55 @@ TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
   for (int32_t e = 0; e < d + 4; ++e) EXPECT_EQ(act[static_cast<size_t>(2 * (d + 4) + e)], 0.f);  // empty row
 }
 
-// The L2 prefetch is a hint: on every size (empty, a tail under 16 bytes, one and several 64 KiB
-// blocks) and both forms it must run without a fault and leave the memory as it was.
-TEST(CudaKernels, L2PrefetchRunsOnEdgeSizesAndChangesNothing) {
-  const size_t n = (size_t{1} << 20) + 48;
+// The L2 prefetch the kernels carry (l2_prefetch.cuh) is a hint: with ranges of edge sizes (a
+// tail under 16 bytes, one and several 64 KiB requests, fewer and more requests than blocks)
+// GeGLU and add+LayerNorm give the same bits as without, and the prefetched memory is untouched.
+TYPED_TEST(CudaKernelsTyped, KernelsCarryingAnL2PrefetchGiveTheSameBits) {
+  LAYA_REQUIRE_GPU();
+  const size_t n = (size_t{4} << 20) + 48;
   std::vector<uint8_t> pattern(n);
   for (size_t i = 0; i < n; ++i) pattern[i] = static_cast<uint8_t>(i * 37 + 11);
   Dev<uint8_t> buf(pattern);
-  for (const bool lines : {false, true})
-    for (const int64_t bytes : {int64_t{0}, int64_t{15}, int64_t{16}, int64_t{65536}, int64_t{65536 + 16},
-                                static_cast<int64_t>(n)}) {
-      launch_l2_prefetch(buf.get(), bytes, lines, nullptr);
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << bytes << " bytes, lines " << lines;
-    }
+  std::vector<L2Prefetch> cases(3);
+  cases[0].ranges[0] = l2_range(buf.get(), 15);
+  cases[1].ranges[0] = l2_range(buf.get(), 65536 + 16);
+  cases[1].ranges[1] = l2_range(buf.get() + 1024, 16);
+  cases[2].ranges[0] = l2_range(buf.get(), static_cast<int64_t>(n));
+  cases[2].ranges[1] = l2_range(buf.get() + 4096, 3 << 20);
+  EXPECT_THROW(l2_range(buf.get() + 8, 64), Error);  // not 16-byte aligned
+
+  std::mt19937 rng(23);
+  const int32_t rows = 5, inter = 2624, d = 1024;
+  const auto up = to16<TypeParam>(randn(rng, static_cast<size_t>(rows) * 2 * inter, 2.f));
+  Dev<TypeParam> du(up), dout(static_cast<size_t>(rows) * inter);
+  launch_geglu(GegluParams<TypeParam>{du.get(), dout.get(), rows, inter, {}}, nullptr);
+  const auto geglu_ref = from16(dout.down());
+  const auto x0 = randn(rng, static_cast<size_t>(rows) * d, 3.f);
+  const auto w = randn(rng, d, 0.1f, 1.f);
+  Dev<float> dx(x0), dw(w);
+  Dev<TypeParam> da(to16<TypeParam>(randn(rng, x0.size()))), dy(x0.size());
+  AddLnParams<TypeParam> a;
+  a.x = dx.get();
+  a.add = da.get();
+  a.weight = dw.get();
+  a.y = dy.get();
+  a.tokens = rows;
+  a.d = d;
+  launch_add_ln(a, nullptr);
+  const auto x_ref = dx.down();
+  const auto y_ref = from16(dy.down());
+  for (const auto& pf : cases) {
+    dout.poison();
+    launch_geglu(GegluParams<TypeParam>{du.get(), dout.get(), rows, inter, pf}, nullptr);
+    EXPECT_EQ(from16(dout.down()), geglu_ref);
+    dx.up(x0);
+    dy.poison();
+    a.prefetch = pf;
+    launch_add_ln(a, nullptr);
+    EXPECT_EQ(dx.down(), x_ref);
+    EXPECT_EQ(from16(dy.down()), y_ref);
+  }
   EXPECT_EQ(buf.down(), pattern);
-  EXPECT_THROW(launch_l2_prefetch(buf.get() + 8, 64, false, nullptr), Error);  // not 16-byte aligned
-  EXPECT_THROW(launch_l2_prefetch(nullptr, 64, false, nullptr), Error);
 }
 
 TEST(CudaKernels, LaunchersRejectBadShapes) {

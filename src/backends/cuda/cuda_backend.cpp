@@ -24,7 +24,6 @@
 #include "backends/cuda/skinny_gemm.cuh"
 #include "backends/cuda/skinny_plan.h"
 #include "backends/cuda/staging.h"
-#include "backends/cuda/weight_prefetch.h"
 #include "backends/cuda/weights.h"
 
 namespace laya::cuda {
@@ -44,12 +43,9 @@ constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // there anyway and adds a reduction kernel. LAYA_CUDA_PARTIALS_MAX_M overrides it (0: never).
 constexpr int32_t kPartialsMaxRows = 64;
 constexpr int32_t kMlpOutSplits = 2;
-// Captured forwards of buckets of at most this many tokens prefetch each GEMM's weights into L2
-// kPrefetchAhead GEMMs ahead (weight_prefetch.h); LAYA_CUDA_PREFETCH_MAX_TOKENS (0: never),
-// LAYA_CUDA_PREFETCH_AHEAD and LAYA_CUDA_PREFETCH_LINES=1 (per-line prefetches instead of bulk)
-// override them.
+// Buckets of at most this many tokens prefetch each encoder GEMM's weights into L2 from the kernel
+// before it (l2_prefetch.cuh); LAYA_CUDA_PREFETCH_MAX_TOKENS overrides it (0: never).
 constexpr int32_t kPrefetchMaxTokens = 2048;
-constexpr int32_t kPrefetchAhead = 2;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
@@ -144,13 +140,9 @@ class CudaBackendImpl final : public CudaEngine {
 
  private:
   void check_usable() const;
-  void record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps, bool prefetch = false);
+  void record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   template <class Elem>
-  void record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps, bool prefetch);
-  std::vector<WeightRange> gemm_weight_order() const;
-  void before_gemm(const void* w, cudaStream_t s) {
-    if (prefetch_) prefetch_->before_gemm(s, w);
-  }
+  void record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   void run_eager(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   bool capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec);
   void release() noexcept;
@@ -158,7 +150,7 @@ class CudaBackendImpl final : public CudaEngine {
   template <class Elem>
   void linear(const GemmArgs<Elem>& g, cudaStream_t s);
   template <class Elem>
-  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s);
+  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, L2Range prefetch, cudaStream_t s);
 
   std::string device_name_;
   int device_ = 0;
@@ -174,8 +166,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
-  std::unique_ptr<WeightPrefetch> prefetch_;  // null: no prefetch branch
-  int32_t prefetch_max_tokens_ = 0;            // captured buckets of at most this many tokens prefetch
+  int32_t prefetch_max_tokens_ = 0;  // buckets of at most this many tokens prefetch weights (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -311,11 +302,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
-    prefetch_max_tokens_ = graphs_ ? std::max(env_int("LAYA_CUDA_PREFETCH_MAX_TOKENS", kPrefetchMaxTokens), 0) : 0;
-    if (prefetch_max_tokens_ > 0)
-      prefetch_ = std::make_unique<WeightPrefetch>(gemm_weight_order(),
-                                                   std::max(env_int("LAYA_CUDA_PREFETCH_AHEAD", kPrefetchAhead), 1),
-                                                   env_int("LAYA_CUDA_PREFETCH_LINES", 0) == 1);
+    prefetch_max_tokens_ = std::max(env_int("LAYA_CUDA_PREFETCH_MAX_TOKENS", kPrefetchMaxTokens), 0);
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -323,17 +310,13 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   }
   // One graph holds ~10 nodes per encoder layer and ~8 per decision layer; the exec's device
   // footprint is small and shares the workspace, so its budget cost is a fixed estimate.
-  // With the prefetch branch, one more node per GEMM.
-  const int64_t nodes = 12 + 10 * static_cast<int64_t>(w_.layers.size()) + 8 * static_cast<int64_t>(w_.head.size()) +
-                        (prefetch_ ? static_cast<int64_t>(prefetch_->gemms()) : 0);
+  const int64_t nodes = 12 + 10 * static_cast<int64_t>(w_.layers.size()) + 8 * static_cast<int64_t>(w_.head.size());
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows, L2 weight prefetch {}, skinny GEMM {}",
+      "MLP-out partials up to {} rows, L2 weight prefetch up to {} tokens, skinny GEMM {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
-      limits_.max_markers, options.execution, partials_max_rows_,
-      prefetch_ ? fmt::format("up to {} tokens ({} GEMMs ahead)", prefetch_max_tokens_, prefetch_->lookahead())
-                : std::string("off"),
+      limits_.max_markers, options.execution, partials_max_rows_, prefetch_max_tokens_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off (cuBLASLt for every GEMM)"));
   try {
     warm(options.warmup_shapes);
@@ -350,7 +333,6 @@ void CudaBackendImpl::release() noexcept {
   for (auto& [b, exec] : graphs_by_bucket_) cudaGraphExecDestroy(exec);
   graphs_by_bucket_.clear();
   book_.clear();
-  prefetch_.reset();
   gemm_.reset();
   if (ws_.host_in != nullptr) cudaFreeHost(ws_.host_in);
   if (ws_.host_out != nullptr) cudaFreeHost(ws_.host_out);
@@ -411,7 +393,6 @@ void CudaBackendImpl::check_usable() const {
 // same kernels (bitwise-identical results).
 template <class Elem>
 void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
-  before_gemm(g.w, s);
   if constexpr (std::is_same_v<Elem, __nv_bfloat16>) {
     if (g.m <= skinny_max_m_) {
       launch_skinny_gemm({g.in, g.w, g.bias, g.out, g.m, g.n, g.k, g.relu, false}, s);
@@ -422,12 +403,11 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
 }
 
 // ws_.g = GeGLU(in . Wi^T): one skinny kernel for small buckets, else the cuBLASLt GEMM into
-// ws_.up and geglu_kernel.
+// ws_.up and geglu_kernel, which requests `prefetch`.
 template <class Elem>
-void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s) {
+void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, L2Range prefetch, cudaStream_t s) {
   Elem* up = static_cast<Elem*>(ws_.up);
   Elem* g = static_cast<Elem*>(ws_.g);
-  before_gemm(w, s);
   if constexpr (std::is_same_v<Elem, __nv_bfloat16>) {
     if (tokens <= skinny_max_m_) {
       launch_skinny_gemm({in, w, nullptr, g, tokens, dims_.inter, dims_.d, false, true}, s);
@@ -435,41 +415,19 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
     }
   }
   gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
-  launch_geglu(GegluParams<Elem>{up, g, tokens, dims_.inter}, s);
+  launch_geglu(GegluParams<Elem>{up, g, tokens, dims_.inter, L2Prefetch{{prefetch, {}}}}, s);
 }
 
-void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps, bool prefetch) {
+void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
   if (precision_ == Precision::fp16)
-    record_as<__half>(b, l, dumps, prefetch);
+    record_as<__half>(b, l, dumps);
   else
-    record_as<__nv_bfloat16>(b, l, dumps, prefetch);
+    record_as<__nv_bfloat16>(b, l, dumps);
 }
 
-// The weight matrix of every GEMM of record_as, in the order it runs them (the prefetch branch
-// checks each GEMM against it).
-std::vector<WeightRange> CudaBackendImpl::gemm_weight_order() const {
-  const int64_t d = dims_.d, e = 2;  // 16-bit elements in both precision modes
-  std::vector<WeightRange> order;
-  for (const auto& lw : w_.layers) {
-    order.push_back({lw.wqkv, 3 * d * d * e});
-    order.push_back({lw.wo, d * d * e});
-    order.push_back({lw.wi, 2 * dims_.inter * d * e});
-    order.push_back({lw.mlp_wo, d * dims_.inter * e});
-  }
-  for (const auto& hw : w_.head) {
-    order.push_back({hw.in_w, 3 * d * d * e});
-    order.push_back({hw.out_w, d * d * e});
-    order.push_back({hw.l1_w, dims_.ffn * d * e});
-    order.push_back({hw.l2_w, d * dims_.ffn * e});
-  }
-  order.push_back({w_.scorer_fc1_w, d * d * e});
-  return order;
-}
-
-// The whole forward on the stream, in the precision mode's 16-bit type Elem; with `prefetch`, plus
-// the weight-prefetch branch.
+// The whole forward on the stream, in the precision mode's 16-bit type Elem.
 template <class Elem>
-void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps, bool prefetch) {
+void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
   const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
   cudaStream_t s = stream_;
   const int32_t* ids = ws_.in + l.ids;
@@ -488,7 +446,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   Elem *act_in_ = static_cast<Elem*>(ws_.act_in), *act_h_ = static_cast<Elem*>(ws_.act_h), *act_ = static_cast<Elem*>(ws_.act);
 
   LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.in, ws_.host_in, static_cast<size_t>(l.bytes()), cudaMemcpyHostToDevice, s));
-  const WeightPrefetch::Scope prefetch_branch(prefetch ? prefetch_.get() : nullptr, s);
 
   EmbedLnParams<Elem> e;
   e.ids = ids;
@@ -514,8 +471,16 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   ap.query_tile = attention_query_tile(b);
 
   const int32_t L = static_cast<int32_t>(w_.layers.size());
+  // Small buckets: the kernel before each GEMM asks for the weights of the GEMMs ahead to be brought
+  // into L2 (l2_prefetch.cuh): attention for the attention output and MLP input matrices, the
+  // add+LN after it for the MLP output matrix, GeGLU for the next layer's QKV matrix.
+  const bool prefetch = T <= prefetch_max_tokens_;
+  const int64_t e16 = 2, d64 = d;
+  auto weights = [&](const void* w, int64_t elems) { return prefetch ? l2_range(w, elems * e16) : L2Range{}; };
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
+    ap.prefetch.ranges[0] = weights(lw.wo, d64 * d);
+    ap.prefetch.ranges[1] = weights(lw.wi, 2 * d64 * dims_.inter);
     linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
     // RoPE: q is rotated inside the attention kernel's loads. k too for small buckets (each K tile
     // is read by one query tile there: fusing saves a launch); from kRotateKOnceTokens tokens a K
@@ -549,14 +514,15 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.tokens = T;
     a.d = d;
     a.eps = dims_.eps;
+    a.prefetch.ranges[0] = weights(lw.mlp_wo, d64 * dims_.inter);
     launch_add_ln(a, s);
-    up_geglu(y_, as<Elem>(lw.wi), T, s);
+    const void* next_qkv = i + 1 < L ? w_.layers[static_cast<size_t>(i + 1)].wqkv : nullptr;
+    up_geglu(y_, as<Elem>(lw.wi), T, next_qkv ? weights(next_qkv, 3 * d64 * d) : L2Range{}, s);
     // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
     // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
     a2.x = ws_.x;
     if (T <= partials_max_rows_ && T > skinny_max_m_) {
-      before_gemm(lw.mlp_wo, s);
       gemm_->run_partials(g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, kMlpOutSplits, s);
       a2.add_parts = ws_.parts;
       a2.parts = kMlpOutSplits;
@@ -596,6 +562,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     const auto& hw = w_.head[static_cast<size_t>(li)];
     linear(GemmArgs<Elem>{y_, as<Elem>(hw.in_w), as<Elem>(hw.in_b), qkv_, T, 3 * d, d, false}, s);
     ap.rope_cos = ap.rope_sin = nullptr;  // no positions in the decision layers
+    ap.prefetch = {};
     ap.k_rotated = false;
     ap.window = -1;
     launch_attention(ap, s);
@@ -702,7 +669,7 @@ bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraph
   LAYA_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   std::string error;
   try {
-    record(b, l, nullptr, prefetch_ != nullptr && b.tokens <= prefetch_max_tokens_);
+    record(b, l, nullptr);
     if (fail_captures_ > 0) {
       --fail_captures_;
       error = "injected capture failure (test hook)";
