@@ -312,27 +312,6 @@ TEST(CudaEngine, BitwiseIdenticalAcrossModesShapesAndOrder) {
   }
 }
 
-// The L2 weight prefetch the kernels carry for small buckets (l2_prefetch.cuh) only moves weights
-// into the cache: with it on for every bucket an engine answers bitwise as one with it off, in
-// graph and eager mode.
-TEST(CudaEngine, L2WeightPrefetchLeavesAnswersBitwiseUnchanged) {
-  LAYA_REQUIRE_GPU();
-  auto with_env = [](const char* max_tokens, const char* execution) {
-    setenv("LAYA_CUDA_PREFETCH_MAX_TOKENS", max_tokens, 1);
-    auto e = make_cuda_engine(tiny(), cuda_options(execution));
-    unsetenv("LAYA_CUDA_PREFETCH_MAX_TOKENS");
-    return e;
-  };
-  auto off = with_env("0", "graph"), on = with_env("1000000", "graph"), on_eager = with_env("1000000", "eager");
-  for (const auto& b : {batch_of(80, 1, 48, 48), batch_of(81, 4, 1, 64), batch_of(82, 16, 100, 128),
-                        batch_of(83, 1, 1, 1)}) {
-    const auto ref = off->forward(b);
-    expect_same(ref, on->forward(b), "prefetch on, captured");
-    expect_same(ref, on->forward(b), "prefetch on, replayed");
-    expect_same(ref, on_eager->forward(b), "prefetch on, eager");
-  }
-}
-
 // --precision auto follows the checkpoint's amp_dtype as laya's Agent does ("bf16" -> bf16, anything
 // else or nothing -> fp16); bf16 / fp16 force it. The two modes give close, not identical, answers.
 TEST(CudaEngine, PrecisionFollowsTheCheckpointUnlessGiven) {

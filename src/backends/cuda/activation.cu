@@ -13,7 +13,6 @@ namespace {
 template <class T>
 __global__ void geglu_kernel(GegluParams<T> p) {
   using H = dev::Half16<T>;
-  dev::l2_prefetch_share(p.prefetch, blockIdx.y * gridDim.x + blockIdx.x, gridDim.x * gridDim.y);
   dev::pdl_prologue();
   const int c = (static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x)) * 8;
   if (c >= p.inter) return;

@@ -10,8 +10,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
-#include "backends/cuda/l2_prefetch.cuh"
-
 namespace laya::cuda {
 
 template <class T>
@@ -19,7 +17,6 @@ struct GegluParams {
   const T* up = nullptr;          // [rows, 2 * inter]
   T* out = nullptr;               // [rows, inter]
   int32_t rows = 0, inter = 0;    // inter a multiple of 8
-  L2Prefetch prefetch;            // weights of the GEMMs ahead, requested at kernel start
 };
 template <class T>
 void launch_geglu(const GegluParams<T>& p, cudaStream_t stream);

@@ -180,7 +180,6 @@ template <class T, int kWarps, bool kRopeK, bool kExp2>
 __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mma_kernel(AttentionParams<T> p) {
   using Pair = typename dev::Half16<T>::Pair;
   constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps;
-  dev::l2_prefetch_share(p.prefetch, blockIdx.y * gridDim.x + blockIdx.x, gridDim.x * gridDim.y);
   dev::pdl_prologue();
   extern __shared__ __align__(16) unsigned char attn_smem[];
   T* qs = reinterpret_cast<T*>(attn_smem);

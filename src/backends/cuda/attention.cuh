@@ -11,8 +11,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
-#include "backends/cuda/l2_prefetch.cuh"
-
 namespace laya::cuda {
 
 template <class T>
@@ -36,7 +34,6 @@ struct AttentionParams {
   bool k_rotated = false;
   // Queries per tile of the tile table: 64 (default) or 128 (attention_query_tile, bucket.h).
   int32_t query_tile = 64;
-  L2Prefetch prefetch;  // weights of the GEMMs ahead, requested at kernel start (tensor-core kernel)
 };
 template <class T>
 void launch_attention(const AttentionParams<T>& p, cudaStream_t stream);

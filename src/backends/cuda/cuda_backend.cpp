@@ -43,9 +43,6 @@ constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // there anyway and adds a reduction kernel. LAYA_CUDA_PARTIALS_MAX_M overrides it (0: never).
 constexpr int32_t kPartialsMaxRows = 64;
 constexpr int32_t kMlpOutSplits = 2;
-// Buckets of at most this many tokens prefetch each encoder GEMM's weights into L2 from the kernel
-// before it (l2_prefetch.cuh); LAYA_CUDA_PREFETCH_MAX_TOKENS overrides it (0: never).
-constexpr int32_t kPrefetchMaxTokens = 2048;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
@@ -150,7 +147,7 @@ class CudaBackendImpl final : public CudaEngine {
   template <class Elem>
   void linear(const GemmArgs<Elem>& g, cudaStream_t s);
   template <class Elem>
-  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, L2Range prefetch, cudaStream_t s);
+  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s);
 
   std::string device_name_;
   int device_ = 0;
@@ -166,7 +163,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
-  int32_t prefetch_max_tokens_ = 0;  // buckets of at most this many tokens prefetch weights (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -302,7 +298,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
-    prefetch_max_tokens_ = std::max(env_int("LAYA_CUDA_PREFETCH_MAX_TOKENS", kPrefetchMaxTokens), 0);
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -314,9 +309,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows, L2 weight prefetch up to {} tokens, skinny GEMM {}",
+      "MLP-out partials up to {} rows, skinny GEMM {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
-      limits_.max_markers, options.execution, partials_max_rows_, prefetch_max_tokens_,
+      limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off (cuBLASLt for every GEMM)"));
   try {
     warm(options.warmup_shapes);
@@ -403,9 +398,9 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
 }
 
 // ws_.g = GeGLU(in . Wi^T): one skinny kernel for small buckets, else the cuBLASLt GEMM into
-// ws_.up and geglu_kernel, which requests `prefetch`.
+// ws_.up and geglu_kernel.
 template <class Elem>
-void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, L2Range prefetch, cudaStream_t s) {
+void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s) {
   Elem* up = static_cast<Elem*>(ws_.up);
   Elem* g = static_cast<Elem*>(ws_.g);
   if constexpr (std::is_same_v<Elem, __nv_bfloat16>) {
@@ -415,7 +410,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, L2
     }
   }
   gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
-  launch_geglu(GegluParams<Elem>{up, g, tokens, dims_.inter, L2Prefetch{{prefetch, {}}}}, s);
+  launch_geglu(GegluParams<Elem>{up, g, tokens, dims_.inter}, s);
 }
 
 void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
@@ -471,16 +466,8 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   ap.query_tile = attention_query_tile(b);
 
   const int32_t L = static_cast<int32_t>(w_.layers.size());
-  // Small buckets: the kernel before each GEMM asks for the weights of the GEMMs ahead to be brought
-  // into L2 (l2_prefetch.cuh): attention for the attention output and MLP input matrices, the
-  // add+LN after it for the MLP output matrix, GeGLU for the next layer's QKV matrix.
-  const bool prefetch = T <= prefetch_max_tokens_;
-  const int64_t e16 = 2, d64 = d;
-  auto weights = [&](const void* w, int64_t elems) { return prefetch ? l2_range(w, elems * e16) : L2Range{}; };
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
-    ap.prefetch.ranges[0] = weights(lw.wo, d64 * d);
-    ap.prefetch.ranges[1] = weights(lw.wi, 2 * d64 * dims_.inter);
     linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
     // RoPE: q is rotated inside the attention kernel's loads. k too for small buckets (each K tile
     // is read by one query tile there: fusing saves a launch); from kRotateKOnceTokens tokens a K
@@ -514,10 +501,8 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.tokens = T;
     a.d = d;
     a.eps = dims_.eps;
-    a.prefetch.ranges[0] = weights(lw.mlp_wo, d64 * dims_.inter);
     launch_add_ln(a, s);
-    const void* next_qkv = i + 1 < L ? w_.layers[static_cast<size_t>(i + 1)].wqkv : nullptr;
-    up_geglu(y_, as<Elem>(lw.wi), T, next_qkv ? weights(next_qkv, 3 * d64 * d) : L2Range{}, s);
+    up_geglu(y_, as<Elem>(lw.wi), T, s);
     // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
     // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
@@ -562,7 +547,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     const auto& hw = w_.head[static_cast<size_t>(li)];
     linear(GemmArgs<Elem>{y_, as<Elem>(hw.in_w), as<Elem>(hw.in_b), qkv_, T, 3 * d, d, false}, s);
     ap.rope_cos = ap.rope_sin = nullptr;  // no positions in the decision layers
-    ap.prefetch = {};
     ap.k_rotated = false;
     ap.window = -1;
     launch_attention(ap, s);

@@ -115,7 +115,6 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
 
 template <class T>
 __global__ void add_ln_kernel(AddLnParams<T> p) {
-  dev::l2_prefetch_share(p.prefetch, blockIdx.x, gridDim.x);
   dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);

@@ -10,8 +10,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
-#include "backends/cuda/l2_prefetch.cuh"
-
 namespace laya::cuda {
 
 // x = LN(table[ids]) * weight (fp32, no bias); y = T(x).
@@ -44,7 +42,6 @@ struct AddLnParams {
   float* norm_out = nullptr;
   int32_t tokens = 0, d = 0;
   float eps = 1e-5f;
-  L2Prefetch prefetch;  // weights of the GEMMs ahead, requested at kernel start
 };
 template <class T>
 void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream);
