@@ -65,6 +65,24 @@ TEST(CudaBucket, TileCapacityCoversEveryRowSplit) {
   }
 }
 
+// H200: 132 SMs; english: 16 heads, rows up to 512 (typed-decisions: 1024).
+TEST(CudaBucket, KeySplitFillsOneWaveOnlyWhereRowsHaveKeyTilesToShare) {
+  const BucketLimits lim{8192, 64, 4096};
+  auto split = [&](int32_t tokens, int32_t rows, int32_t max_split = 4, int32_t max_row_len = 512) {
+    return attention_key_split(choose_bucket(tokens, rows, 4, lim), 16, 132, max_row_len, max_split);
+  };
+  EXPECT_EQ(split(512, 1), 4);    // 8 tiles x 16 heads = 128 blocks: 4 groups of 4 warps each fill one wave
+  EXPECT_EQ(split(464, 1), 4);
+  EXPECT_EQ(split(1024, 2), 2);   // 256 blocks
+  EXPECT_EQ(split(1856, 4), 1);   // 4x464: 480 blocks already fill the GPU
+  EXPECT_EQ(split(8192, 16), 1);
+  EXPECT_EQ(split(48, 1), 1);     // one key tile per row: nothing to share
+  EXPECT_EQ(split(120, 1), 2);    // two key tiles at most
+  EXPECT_EQ(split(512, 1, 2), 2); // capped by max_split
+  EXPECT_EQ(split(512, 1, 1), 1);
+  EXPECT_EQ(split(512, 1, 4, 64), 1);  // rows of at most 64 tokens
+}
+
 TEST(CudaBucket, ParseShapes) {
   const auto s = parse_shapes("1x48, 4x64,16x512");
   ASSERT_EQ(s.size(), 3u);

@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/ops.h"
@@ -127,8 +128,9 @@ void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std
 
 template <class E>
 void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed, bool simt,
-                            int32_t tile) {
-  SCOPED_TRACE(::testing::Message() << "query tile " << tile << (simt ? " simt" : " mma"));
+                            int32_t tile, int32_t key_split = 1) {
+  SCOPED_TRACE(::testing::Message() << "query tile " << tile << (simt ? " simt" : " mma") << " key split "
+                                    << key_split);
   std::mt19937 rng(seed);
   std::vector<int32_t> offs, tiles;
   tiles_for(lens, offs, tiles, tile);
@@ -147,6 +149,7 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   p.window = window;
   p.simt = simt;
   p.query_tile = tile;
+  p.key_split = key_split;
   launch_attention(p, nullptr);
   const auto got = from16(dout.down());
   std::vector<float> ref(static_cast<size_t>(T) * d);
@@ -171,6 +174,7 @@ void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t
     run_attention_case_one<E>(lens, heads, window, seed, false, tile);
     run_attention_case_one<E>(lens, heads, window, seed, true, tile);
   }
+  for (int32_t split : {2, 4}) run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTile, split);
 }
 
 TYPED_TEST(CudaKernelsTyped, AttentionGlobalVarlen) {
@@ -193,8 +197,9 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
   std::mt19937 rng(31);
   const int32_t heads = 4, d = heads * 64, table_len = 300;
   const std::vector<int32_t> lens{1, 65, 0, 300, 130};
-  for (int32_t tile : {kAttnTile, kAttnTileLarge}) {
-  SCOPED_TRACE(::testing::Message() << "query tile " << tile);
+  for (auto [tile, split] : {std::pair{kAttnTile, 1}, std::pair{kAttnTileLarge, 1}, std::pair{kAttnTile, 2},
+                             std::pair{kAttnTile, 4}}) {
+  SCOPED_TRACE(::testing::Message() << "query tile " << tile << " key split " << split);
   std::vector<int32_t> offs, tiles, pos;
   tiles_for(lens, offs, tiles, tile);
   for (int32_t l : lens)
@@ -219,6 +224,7 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
     p.heads = heads;
     p.window = window;
     p.query_tile = tile;
+    p.key_split = split;
     p.qkv = q1.get();
     p.out = o1.get();
     p.rope_cos = dc.get();

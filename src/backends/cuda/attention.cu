@@ -164,27 +164,44 @@ __device__ __forceinline__ void load_pair(T* dst, const T* src, int c, bool vali
 // next 64-key tile loads while this one is computed. V stays [key][dim] in shared memory and
 // ldmatrix.trans builds the P.V fragments (the same values the transposed copy gave: bitwise
 // equal results).
-// kExp2: softmax in log2 units with exp2f of one fused multiply-add per score and mask-free full
+// kExp2: softmax in log2 units with 2^x (dev::ex2_ftz: a probability under 2^-126 of the row's
+// largest flushes to 0 instead of a denormal) of one fused multiply-add per score and mask-free full
 // tiles (the default; LAYA_CUDA_ATTN_EXP2=0 selects the expf form, the reference the engine was
 // first validated with).
 constexpr float kLog2e = 1.4426950408889634f;
 
 // kWarps: 4 (64-query tiles, the default) or 8 (128-query tiles, LAYA_CUDA_ATTN_TILE128); <= 128
-// registers per thread either way. Shared memory is dynamic: q tile, then 2 K and 2 V tiles.
-template <int kWarps>
+// registers per thread either way.
+// kSplit (key split, AttentionParams::key_split; exp2 form, 64-query tiles): kSplit groups of
+// kWarps warps share the query tile, each group runs its own share of the 64-key tiles (own
+// double buffers, own named barrier), and group 0 merges the partial softmax states in group
+// order at the end. For grids too small to fill the GPU, where each block would otherwise walk
+// every key tile alone.
+// Shared memory is dynamic: q tile, then per group 2 K and 2 V tiles (the merge reuses them).
+template <int kWarps, int kSplit>
 constexpr size_t attention_smem_bytes() {
-  return static_cast<size_t>(16 * kWarps + 4 * 64) * kStride * 2;  // 16-bit elements
+  return static_cast<size_t>(16 * kWarps + 4 * 64 * kSplit) * kStride * 2;  // 16-bit elements
 }
 
-template <class T, int kWarps, bool kRopeK, bool kExp2>
-__global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mma_kernel(AttentionParams<T> p) {
+template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit>
+__global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / kSplit)
+    attention_mma_kernel(AttentionParams<T> p) {
+  static_assert(kSplit == 1 || (kExp2 && kWarps == 4), "key split: exp2 form, 64-query tiles");
   using Pair = typename dev::Half16<T>::Pair;
-  constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps;
+  constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps, kBlockThreads = kThreads * kSplit;
   dev::pdl_prologue();
   extern __shared__ __align__(16) unsigned char attn_smem[];
   T* qs = reinterpret_cast<T*>(attn_smem);
-  auto ks = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride);
-  auto vs = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride + 2 * 64 * kStride);
+  const int grp = static_cast<int>(threadIdx.x) / kThreads;  // key group
+  auto ks = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride + grp * 4 * 64 * kStride);
+  auto vs = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride + grp * 4 * 64 * kStride + 2 * 64 * kStride);
+  // The group's barrier: the whole block without a split, else named barrier 1 + grp.
+  auto group_sync = [grp] {
+    if constexpr (kSplit == 1)
+      __syncthreads();
+    else
+      asm volatile("bar.sync %0, %1;" ::"r"(grp + 1), "n"(kThreads) : "memory");
+  };
   const int tile = blockIdx.x;
   const int head = blockIdx.y;
   const int row = p.tiles[2 * tile];
@@ -195,13 +212,22 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
   const size_t qoff = static_cast<size_t>(head) * kD;
   const size_t koff = static_cast<size_t>(p.heads) * kD + head * kD;
   const size_t voff = static_cast<size_t>(2) * p.heads * kD + head * kD;
-  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, tig = lane & 3;
+  const int tid = static_cast<int>(threadIdx.x) % kThreads, warp = tid >> 5, lane = tid & 31, g = lane >> 2,
+            tig = lane & 3;
 
   const int tmax = p.rope_len - 1;
   int lo = rs, hi = re;
   if (p.window >= 0) {
     lo = max(rs, q0 - p.window);
     hi = min(re, min(q0 + kBQ, re) - 1 + p.window + 1);
+  }
+  // This group's keys: its share of the 64-key tiles of [lo, hi) (whole tiles, so the masks
+  // against hi below stay exact).
+  int glo = lo, ghi = hi;
+  if constexpr (kSplit > 1) {
+    const int per = ((hi - lo + 63) / 64 + kSplit - 1) / kSplit;
+    glo = min(hi, lo + grp * per * 64);
+    ghi = min(hi, lo + (grp + 1) * per * 64);
   }
   // Each thread copies the same 16-byte column chunk of kRowsPer key rows of every tile, so the
   // addresses are mostly computed once.
@@ -231,10 +257,11 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
     cp_async_commit();
   };
   // The first K/V tile is requested before the queries are loaded, so the two overlap.
-  if (lo < hi) stage(0, lo);
+  if (glo < ghi) stage(0, glo);
 #pragma unroll
-  for (int k = 0; k < kBQ * 4 / kThreads; ++k) {  // unrolled like the K loads above
-    const int i = tid + k * kThreads;
+  for (int k = 0; k < (kBQ * 4 + kBlockThreads - 1) / kBlockThreads; ++k) {  // unrolled like the K loads above
+    const int i = static_cast<int>(threadIdx.x) + k * kBlockThreads;
+    if (kBQ * 4 % kBlockThreads != 0 && i >= kBQ * 4) break;
     const int r = i >> 2, c = i & 3;
     const int t = q0 + r;
     load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);
@@ -259,15 +286,15 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
     qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
   }
   int buf = 0;
-  for (int kb = lo; kb < hi; kb += 64, buf ^= 1) {
+  for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
     // The buffer written here was last read in the previous iteration, which ended in a barrier.
-    if (kb + 64 < hi) {
+    if (kb + 64 < ghi) {
       stage(buf ^ 1, kb + 64);
       cp_async_wait<1>();
     } else {
       cp_async_wait<0>();
     }
-    __syncthreads();
+    group_sync();
     const T* kt = ks[buf];
     const T* vtile = vs[buf];
     float s[8][4];
@@ -346,8 +373,8 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
       // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
       base_a = mx_a == -INFINITY ? 0.f : mx_a * sl;
       base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
-      corr_a = exp2f(fmaf(m_a, sl, -base_a));
-      corr_b = exp2f(fmaf(m_b, sl, -base_b));
+      corr_a = dev::ex2_ftz(fmaf(m_a, sl, -base_a));
+      corr_b = dev::ex2_ftz(fmaf(m_b, sl, -base_b));
     } else {
       corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
       corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
@@ -368,8 +395,8 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
       float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
 #pragma unroll
       for (int n = 0; n < 8; ++n) {
-        const float p0 = exp2f(fmaf(s[n][0], sl, -base_a)), p1 = exp2f(fmaf(s[n][1], sl, -base_a));
-        const float p2 = exp2f(fmaf(s[n][2], sl, -base_b)), p3 = exp2f(fmaf(s[n][3], sl, -base_b));
+        const float p0 = dev::ex2_ftz(fmaf(s[n][0], sl, -base_a)), p1 = dev::ex2_ftz(fmaf(s[n][1], sl, -base_a));
+        const float p2 = dev::ex2_ftz(fmaf(s[n][2], sl, -base_b)), p3 = dev::ex2_ftz(fmaf(s[n][3], sl, -base_b));
         sa[n] = p0 + p1;
         sb[n] = p2 + p3;
         const int t = n >> 1, half = n & 1;
@@ -409,12 +436,56 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
         dev::mma16<T>(o[n], pf[t], b[0], b[1]);
         dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
       }
-    __syncthreads();
+    group_sync();
   }
   l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
   l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
   l_b += __shfl_xor_sync(0xffffffffu, l_b, 1);
   l_b += __shfl_xor_sync(0xffffffffu, l_b, 2);
+  if constexpr (kSplit > 1) {
+    // Groups 1.. leave (max, sum, accumulators) in the K/V area, group 0 rescales each to the
+    // common max and adds them in group order (exp2 form: maxima are raw scores).
+    constexpr int kVals = 4 + 32;
+    float* scratch = reinterpret_cast<float*>(qs + kBQ * kStride);
+    __syncthreads();  // every group is done with its K/V tiles
+    if (grp > 0) {
+      float* mine = scratch + ((grp - 1) * kThreads + tid) * kVals;
+      mine[0] = m_a, mine[1] = m_b, mine[2] = l_a, mine[3] = l_b;
+#pragma unroll
+      for (int n = 0; n < 8; ++n)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) mine[4 + 4 * n + c] = o[n][c];
+    }
+    __syncthreads();
+    if (grp > 0) return;
+    float mx_a = m_a, mx_b = m_b;
+#pragma unroll
+    for (int sp = 1; sp < kSplit; ++sp) {
+      const float* other = scratch + ((sp - 1) * kThreads + tid) * kVals;
+      mx_a = fmaxf(mx_a, other[0]);
+      mx_b = fmaxf(mx_b, other[1]);
+    }
+    const float sl = p.scale * kLog2e;
+    const float base_a = mx_a == -INFINITY ? 0.f : mx_a * sl, base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
+    auto add_scaled = [&](float ma, float mb, float la, float lb, auto&& acc, bool first) {
+      const float ca = dev::ex2_ftz(fmaf(ma, sl, -base_a)), cb = dev::ex2_ftz(fmaf(mb, sl, -base_b));
+      l_a = first ? la * ca : fmaf(la, ca, l_a);
+      l_b = first ? lb * cb : fmaf(lb, cb, l_b);
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        o[n][0] = first ? acc(n, 0) * ca : fmaf(acc(n, 0), ca, o[n][0]);
+        o[n][1] = first ? acc(n, 1) * ca : fmaf(acc(n, 1), ca, o[n][1]);
+        o[n][2] = first ? acc(n, 2) * cb : fmaf(acc(n, 2), cb, o[n][2]);
+        o[n][3] = first ? acc(n, 3) * cb : fmaf(acc(n, 3), cb, o[n][3]);
+      }
+    };
+    add_scaled(m_a, m_b, l_a, l_b, [&](int n, int c) { return o[n][c]; }, true);
+#pragma unroll
+    for (int sp = 1; sp < kSplit; ++sp) {
+      const float* other = scratch + ((sp - 1) * kThreads + tid) * kVals;
+      add_scaled(other[0], other[1], other[2], other[3], [&](int n, int c) { return other[4 + 4 * n + c]; }, false);
+    }
+  }
   const float ia = l_a > 0.f ? 1.f / l_a : 0.f, ib = l_b > 0.f ? 1.f / l_b : 0.f;
   const size_t ldo = static_cast<size_t>(p.heads) * kD;
 #pragma unroll
@@ -427,21 +498,30 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 4 ? 4 : 2) attention_mm
   }
 }
 
-template <class T, int kWarps, bool kRopeK, bool kExp2>
+template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1>
 void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t stream) {
-  constexpr size_t smem = attention_smem_bytes<kWarps>();
+  constexpr size_t smem = attention_smem_bytes<kWarps, kSplit>();
+  auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit>;
   if constexpr (smem > 48 * 1024) {
     // Opt in once per kernel (not a stream operation: allowed while a graph is being captured).
-    static const cudaError_t opted = cudaFuncSetAttribute(attention_mma_kernel<T, kWarps, kRopeK, kExp2>,
-                                                          cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    static const cudaError_t opted =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     LAYA_CUDA_CHECK(opted);
   }
-  launch_kernel_smem(attention_mma_kernel<T, kWarps, kRopeK, kExp2>, grid, dim3(32 * kWarps), smem, stream, true, p);
+  launch_kernel_smem(kernel, grid, dim3(32 * kWarps * kSplit), smem, stream, true, p);
 }
 
 template <class T, int kWarps>
 void launch_mma(const AttentionParams<T>& p, dim3 grid, bool exp2, cudaStream_t stream) {
   const bool rope_k = p.rope_cos != nullptr && !p.k_rotated;
+  if constexpr (kWarps == 4) {
+    if (exp2 && p.key_split == 4)
+      return rope_k ? launch_mma_variant<T, 4, true, true, 4>(p, grid, stream)
+                    : launch_mma_variant<T, 4, false, true, 4>(p, grid, stream);
+    if (exp2 && p.key_split == 2)
+      return rope_k ? launch_mma_variant<T, 4, true, true, 2>(p, grid, stream)
+                    : launch_mma_variant<T, 4, false, true, 2>(p, grid, stream);
+  }
   if (rope_k)
     exp2 ? launch_mma_variant<T, kWarps, true, true>(p, grid, stream)
          : launch_mma_variant<T, kWarps, true, false>(p, grid, stream);
@@ -460,6 +540,9 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
                "attention: fused RoPE needs both tables, a length, and the tensor-core kernel");
   LAYA_REQUIRE(p.query_tile == 64 || p.query_tile == 128, ErrorKind::internal, "attention: query tile {} (64 or 128)",
                p.query_tile);
+  LAYA_REQUIRE(p.key_split == 1 || ((p.key_split == 2 || p.key_split == 4) && p.query_tile == 64 && !p.simt),
+               ErrorKind::internal, "attention: key split {} (1, or 2 / 4 with 64-query tensor-core tiles)",
+               p.key_split);
   LAYA_REQUIRE(!p.k_rotated || p.rope_cos != nullptr, ErrorKind::internal,
                "attention: k_rotated only applies with RoPE tables (q is still rotated in the kernel)");
   LAYA_REQUIRE(reinterpret_cast<uintptr_t>(p.qkv) % 16 == 0 && reinterpret_cast<uintptr_t>(p.rope_cos) % 16 == 0 &&

@@ -34,6 +34,10 @@ struct AttentionParams {
   bool k_rotated = false;
   // Queries per tile of the tile table: 64 (default) or 128 (attention_query_tile, bucket.h).
   int32_t query_tile = 64;
+  // Key groups per block (tensor-core kernel, 64-query tiles, exp2 softmax; else 1): 2 or 4 groups
+  // of 4 warps each take a share of the key tiles and are merged at the end — for grids that do not
+  // fill the GPU (attention_key_split, bucket.h). Results differ from 1 by rounding only.
+  int32_t key_split = 1;
 };
 template <class T>
 void launch_attention(const AttentionParams<T>& p, cudaStream_t stream);

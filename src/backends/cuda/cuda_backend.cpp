@@ -162,6 +162,8 @@ class CudaBackendImpl final : public CudaEngine {
   std::unique_ptr<Gemm> gemm_;
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
+  int32_t sms_ = 1;                // the GPU's SM count
+  int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
@@ -221,6 +223,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   LAYA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
   device_name_ = fmt::format("{} (sm_{}{}, {} SMs) #{}", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
                              device_);
+  sms_ = prop.multiProcessorCount;
   std::string why;
   LAYA_REQUIRE(kernels_runnable_on_current_device(&why), ErrorKind::unavailable,
                "GPU {} (compute capability {}.{}) is not supported by this binary's kernels (built for {}): {}",
@@ -298,6 +301,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
+    attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -464,6 +468,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   ap.heads = dims_.heads;
   ap.scale = 0.125f;
   ap.query_tile = attention_query_tile(b);
+  ap.key_split = attention_key_split(b, dims_.heads, sms_, dims_.max_row_len, attn_split_max_);
 
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
