@@ -77,6 +77,7 @@ TEST(CudaBucket, KeySplitFillsOneWaveOnlyWhereRowsHaveKeyTilesToShare) {
   EXPECT_EQ(split(1856, 4), 1);   // 4x464: 480 blocks already fill the GPU
   EXPECT_EQ(split(8192, 16), 1);
   EXPECT_EQ(split(48, 1), 1);     // one key tile per row: nothing to share
+  EXPECT_EQ(split(256, 4), 1);    // 4x64: rows of one key tile on average
   EXPECT_EQ(split(120, 1), 2);    // two key tiles at most
   EXPECT_EQ(split(512, 1, 2), 2); // capped by max_split
   EXPECT_EQ(split(512, 1, 1), 1);

@@ -164,8 +164,7 @@ __device__ __forceinline__ void load_pair(T* dst, const T* src, int c, bool vali
 // next 64-key tile loads while this one is computed. V stays [key][dim] in shared memory and
 // ldmatrix.trans builds the P.V fragments (the same values the transposed copy gave: bitwise
 // equal results).
-// kExp2: softmax in log2 units with 2^x (dev::ex2_ftz: a probability under 2^-126 of the row's
-// largest flushes to 0 instead of a denormal) of one fused multiply-add per score and mask-free full
+// kExp2: softmax in log2 units with exp2f of one fused multiply-add per score and mask-free full
 // tiles (the default; LAYA_CUDA_ATTN_EXP2=0 selects the expf form, the reference the engine was
 // first validated with).
 constexpr float kLog2e = 1.4426950408889634f;
@@ -192,7 +191,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   dev::pdl_prologue();
   extern __shared__ __align__(16) unsigned char attn_smem[];
   T* qs = reinterpret_cast<T*>(attn_smem);
-  const int grp = static_cast<int>(threadIdx.x) / kThreads;  // key group
+  const int grp = kSplit == 1 ? 0 : static_cast<int>(threadIdx.x) / kThreads;  // key group
   auto ks = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride + grp * 4 * 64 * kStride);
   auto vs = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride + grp * 4 * 64 * kStride + 2 * 64 * kStride);
   // The group's barrier: the whole block without a split, else named barrier 1 + grp.
@@ -212,8 +211,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   const size_t qoff = static_cast<size_t>(head) * kD;
   const size_t koff = static_cast<size_t>(p.heads) * kD + head * kD;
   const size_t voff = static_cast<size_t>(2) * p.heads * kD + head * kD;
-  const int tid = static_cast<int>(threadIdx.x) % kThreads, warp = tid >> 5, lane = tid & 31, g = lane >> 2,
-            tig = lane & 3;
+  const int tid = kSplit == 1 ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) % kThreads;
+  const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, tig = lane & 3;
 
   const int tmax = p.rope_len - 1;
   int lo = rs, hi = re;
@@ -373,8 +372,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
       // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
       base_a = mx_a == -INFINITY ? 0.f : mx_a * sl;
       base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
-      corr_a = dev::ex2_ftz(fmaf(m_a, sl, -base_a));
-      corr_b = dev::ex2_ftz(fmaf(m_b, sl, -base_b));
+      corr_a = exp2f(fmaf(m_a, sl, -base_a));
+      corr_b = exp2f(fmaf(m_b, sl, -base_b));
     } else {
       corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
       corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
@@ -395,8 +394,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
       float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
 #pragma unroll
       for (int n = 0; n < 8; ++n) {
-        const float p0 = dev::ex2_ftz(fmaf(s[n][0], sl, -base_a)), p1 = dev::ex2_ftz(fmaf(s[n][1], sl, -base_a));
-        const float p2 = dev::ex2_ftz(fmaf(s[n][2], sl, -base_b)), p3 = dev::ex2_ftz(fmaf(s[n][3], sl, -base_b));
+        const float p0 = exp2f(fmaf(s[n][0], sl, -base_a)), p1 = exp2f(fmaf(s[n][1], sl, -base_a));
+        const float p2 = exp2f(fmaf(s[n][2], sl, -base_b)), p3 = exp2f(fmaf(s[n][3], sl, -base_b));
         sa[n] = p0 + p1;
         sb[n] = p2 + p3;
         const int t = n >> 1, half = n & 1;
@@ -468,7 +467,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
     const float sl = p.scale * kLog2e;
     const float base_a = mx_a == -INFINITY ? 0.f : mx_a * sl, base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
     auto add_scaled = [&](float ma, float mb, float la, float lb, auto&& acc, bool first) {
-      const float ca = dev::ex2_ftz(fmaf(ma, sl, -base_a)), cb = dev::ex2_ftz(fmaf(mb, sl, -base_b));
+      const float ca = exp2f(fmaf(ma, sl, -base_a)), cb = exp2f(fmaf(mb, sl, -base_b));
       l_a = first ? la * ca : fmaf(la, ca, l_a);
       l_b = first ? lb * cb : fmaf(lb, cb, l_b);
 #pragma unroll

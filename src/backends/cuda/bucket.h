@@ -56,8 +56,9 @@ int32_t attention_tile_capacity(const Bucket& b);
 
 // Key groups per attention block (AttentionParams::key_split: 1, 2 or 4, at most max_split) for
 // the bucket on a GPU of `sms` SMs: the largest that keeps the bucket's blocks (about
-// tokens / 64 x heads) within one wave of 16 warps per SM, and no more groups than a row of the
-// bucket can have 64-key tiles (rows are at most max_row_len tokens). 1 for 128-query tiles.
+// tokens / 64 x heads) within one wave of 16 warps per SM, and no more groups than the bucket's
+// average row (tokens / rows, at most max_row_len) has 64-key tiles: buckets of short rows (4x64)
+// would only add idle groups (measured). 1 for 128-query tiles.
 int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t max_row_len, int32_t max_split);
 
 // Parses a shape list "1x48,4x64" (rows x tokens per row; spaces allowed, empty = none); throws

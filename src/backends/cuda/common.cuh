@@ -80,15 +80,6 @@ __device__ __forceinline__ float gelu_erf(float x) {
   return __fmul_rn(__fmul_rn(x, 0.5f), __fadd_rn(1.0f, erff(__fmul_rn(x, 0.70710678118654752440f))));
 }
 
-// 2^x from the hardware's ex2 unit alone. exp2f() wraps the same instruction in a range fix-up
-// (a compare and two multiplies) so that results under 2^-126 come out as denormals; here they
-// flush to 0. Equal to exp2f() for x >= -126; ex2_ftz(-inf) = 0 as exp2f(-inf).
-__device__ __forceinline__ float ex2_ftz(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
 __device__ __forceinline__ float bf16_round(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 
 }  // namespace laya::cuda::dev
