@@ -32,8 +32,9 @@ namespace {
 
 constexpr size_t kGemmWorkspace = size_t{32} << 20;
 // Buckets above this many tokens rotate K once per layer before attention (see record());
-// LAYA_CUDA_ROPE_ONCE_FROM overrides it (experiment).
-constexpr int32_t kRotateKOnceTokens = 256;
+// LAYA_CUDA_ROPE_ONCE_FROM overrides it (experiment). 512: with the key split, 1x464 / 1x512 are
+// faster rotating K in the attention loads (docs/benchmarks/cuda.md, session 5).
+constexpr int32_t kRotateKOnceTokens = 512;
 // GEMMs over at least this many rows pick their cuBLASLt algorithm by timing (see gemm.h);
 // LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never).
 constexpr int32_t kTuneFromRows = 4096;
