@@ -2,6 +2,7 @@
 //
 //   laya_bench_http [--model DIR|demo] [--backend cpu|cuda] [--threads N] [--requests N]
 //                   [--concurrency 1,8,64] [--seconds S] [--null-backend 1]
+//                   [--null-backend-us 0,300,1000] [--null-wait spin|sleep]
 //
 // 1. In-process: ModelPipeline::prepare + Backend::forward + render for a small request, timed
 //    N times on one thread (what `decide` does per line).
@@ -9,6 +10,10 @@
 //    with the same backend, one client: the difference of the medians is the HTTP + runtime overhead.
 // 3. Closed-loop clients at each concurrency (one keep-alive connection each) for S seconds:
 //    requests/s, p50 and p99, mean requests per forward.
+// --null-backend-us LIST replaces the model by a null backend whose forward takes N us (spinning
+// like cudaStreamSynchronize under the default scheduling policy, or sleeping like a blocking
+// synchronisation) and repeats 1. and 2. for each N, to see whether the overhead depends on how
+// long the executor is busy; 3. then runs with the last N.
 // Prints a table; never asserts on time.
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -20,6 +25,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -79,16 +85,29 @@ struct Client {
   }
 };
 
-// Answers instantly (zeros): isolates the HTTP + runtime cost from the model's.
+// Answers zeros after *delay_us (0: instantly): isolates the HTTP + runtime cost from the model's.
 class NullBackend : public laya::engine::Backend {
  public:
+  NullBackend(const std::atomic<int64_t>* delay_us, bool sleep) : delay_us_(delay_us), sleep_(sleep) {}
   laya::engine::ForwardResult forward(const laya::engine::Batch& b, laya::engine::DumpSink*) override {
+    const auto delay = std::chrono::microseconds(delay_us_->load());
+    if (delay.count() > 0 && sleep_) {
+      std::this_thread::sleep_for(delay);
+    } else if (delay.count() > 0) {
+      const auto until = Clock::now() + delay;
+      while (Clock::now() < until) {
+      }
+    }
     laya::engine::ForwardResult r;
     r.logits.assign(static_cast<size_t>(b.total_markers()), 0.0f);
     r.act_logits.assign(static_cast<size_t>(b.rows()) * 2, 0.0f);
     return r;
   }
   laya::engine::BackendInfo info() const override { return {"null", "none", "fp32", 0, 0}; }
+
+ private:
+  const std::atomic<int64_t>* delay_us_;
+  bool sleep_;
 };
 
 }  // namespace
@@ -96,7 +115,8 @@ class NullBackend : public laya::engine::Backend {
 int run(int argc, char** argv) {
   std::string model = "demo", conc = "1,8,64", backend_name = "cpu";
   int threads = 1, n = 2000;
-  bool null_backend = false;
+  bool null_backend = false, null_sleep = false;
+  std::vector<int64_t> delays{0};  // null backend: forward time in us, one measurement each
   double seconds = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -107,6 +127,12 @@ int run(int argc, char** argv) {
     else if (k == "--concurrency") conc = v;
     else if (k == "--seconds") seconds = std::stod(v);
     else if (k == "--null-backend") null_backend = v == "1";
+    else if (k == "--null-backend-us") {
+      null_backend = true;
+      delays.clear();
+      std::stringstream ds(v);
+      for (std::string d; std::getline(ds, d, ',');) delays.push_back(std::stoll(d));
+    } else if (k == "--null-wait" && (v == "spin" || v == "sleep")) null_sleep = v == "sleep";
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -124,33 +150,16 @@ int run(int argc, char** argv) {
   bo.threads = threads;
 
   bo.backend = backend_name;
+  std::atomic<int64_t> delay_us{0};
   auto make = [&]() -> std::unique_ptr<engine::Backend> {
-    if (null_backend) return std::make_unique<NullBackend>();
+    if (null_backend) return std::make_unique<NullBackend>(&delay_us, null_sleep);
 #ifdef LAYA_WITH_CUDA
     if (backend_name == "cuda") return cuda::make_cuda_backend(ckpt, bo);
 #endif
     if (backend_name != "cpu") throw std::runtime_error("backend '" + backend_name + "' is not in this build");
     return cpu::make_cpu_backend(ckpt, bo);
   };
-  std::string backend_desc;
-  // 1. In-process.
-  std::vector<double> inproc, inproc_fwd;
-  {
-    auto backend = make();
-    const auto info = backend->info();
-    backend_desc = fmt::format("{} backend ({}, {})", info.backend, info.device, info.precision);
-    for (int i = 0; i < n + 50; ++i) {
-      const auto t0 = Clock::now();
-      auto p = pipeline.prepare(kBody);
-      const auto f0 = Clock::now();
-      auto r = backend->forward(p->batch());
-      if (i >= 50) inproc_fwd.push_back(us(Clock::now() - f0));
-      auto out = p->render(r.logits, r.act_logits, r.n_act);
-      if (i >= 50) inproc.push_back(us(Clock::now() - t0));
-    }
-  }
 
-  // 2./3. Over HTTP.
   server::Metrics metrics;
   std::atomic<int64_t> forwards{0}, batched{0};
   std::vector<double> exec_fwd;  // executor thread only
@@ -167,9 +176,35 @@ int run(int argc, char** argv) {
   sv.port = 0;
   server::HttpServer srv(sv, sched, pipeline, pool, metrics);
   srv.start();
-
-  std::vector<double> over_http;
-  {
+  auto in_process_backend = make();  // a second instance: the executor's stays on its thread
+  const auto info = in_process_backend->info();
+  const std::string backend_desc = null_backend ? fmt::format("null backend ({})", null_sleep ? "sleeps" : "spins")
+                                                : fmt::format("{} backend ({}, {})", info.backend, info.device, info.precision);
+  fmt::print("model {} ({}), {}, {} thread(s), hardware threads {}\n", dir.string(), ckpt.kind(), backend_desc,
+             threads, std::thread::hardware_concurrency());
+  fmt::print("\nconcurrency 1, small request (1 noul question), {} requests per path; times in us\n", n);
+  fmt::print("{:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}\n", "forward", "in-proc", "in-proc",
+             "HTTP", "HTTP", "overhead", "fwd in-proc", "fwd executor");
+  fmt::print("{:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}\n", "us", "p50", "p99", "p50", "p99",
+             "p50 diff", "p50", "p50");
+  // Per forward time, the p50s of every round it appears in (repeat N in the list for rounds).
+  std::map<int64_t, std::vector<double>> round_inproc, round_http;
+  for (const int64_t d : delays) {
+    delay_us = d;
+    // 1. In-process: what `decide` does per line, on this thread.
+    std::vector<double> inproc, inproc_fwd;
+    for (int i = 0; i < n + 50; ++i) {
+      const auto t0 = Clock::now();
+      auto p = pipeline.prepare(kBody);
+      const auto f0 = Clock::now();
+      auto r = in_process_backend->forward(p->batch());
+      if (i >= 50) inproc_fwd.push_back(us(Clock::now() - f0));
+      auto out = p->render(r.logits, r.act_logits, r.n_act);
+      if (i >= 50) inproc.push_back(us(Clock::now() - t0));
+    }
+    // 2. The same request over HTTP, one keep-alive client.
+    std::vector<double> over_http;
+    exec_fwd.clear();
     Client c(srv.port());
     for (int i = 0; i < n + 50; ++i) {
       const auto t0 = Clock::now();
@@ -179,17 +214,23 @@ int run(int argc, char** argv) {
       }
       if (i >= 50) over_http.push_back(us(Clock::now() - t0));
     }
+    fmt::print("{:>9} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>12.1f}\n",
+               null_backend ? std::to_string(d) : "model", pct(inproc, 0.5), pct(inproc, 0.99), pct(over_http, 0.5),
+               pct(over_http, 0.99), pct(over_http, 0.5) - pct(inproc, 0.5), pct(inproc_fwd, 0.5), pct(exec_fwd, 0.5));
+    round_inproc[d].push_back(pct(inproc, 0.5));
+    round_http[d].push_back(pct(over_http, 0.5));
   }
-  fmt::print("model {} ({}), {}, {} thread(s), hardware threads {}\n", dir.string(), ckpt.kind(),
-             null_backend ? "null backend (instant)" : backend_desc, threads, std::thread::hardware_concurrency());
-  fmt::print("\nconcurrency 1, small request (1 noul question), {} requests\n", n);
-  fmt::print("{:<34} {:>10} {:>10}\n", "path", "p50 us", "p99 us");
-  fmt::print("{:<34} {:>10.1f} {:>10.1f}\n", "in-process (prepare+forward+render)", pct(inproc, 0.5), pct(inproc, 0.99));
-  fmt::print("{:<34} {:>10.1f} {:>10.1f}\n", "HTTP loopback keep-alive", pct(over_http, 0.5), pct(over_http, 0.99));
-  fmt::print("{:<34} {:>10.1f}\n", "overhead (difference of p50s)", pct(over_http, 0.5) - pct(inproc, 0.5));
-  fmt::print("{:<34} {:>10.1f} {:>10.1f}\n", "  forward alone, in-process", pct(inproc_fwd, 0.5), pct(inproc_fwd, 0.99));
-  fmt::print("{:<34} {:>10.1f} {:>10.1f}\n", "  forward alone, executor thread", pct(exec_fwd, 0.5), pct(exec_fwd, 0.99));
+  if (delays.size() > round_http.size()) {
+    fmt::print("\nmedian over rounds of the p50s (us)\n{:>9} {:>7} {:>10} {:>10} {:>10}\n", "forward", "rounds",
+               "in-proc", "HTTP", "overhead");
+    for (const auto& [d, h] : round_http) {
+      const double in = pct(round_inproc[d], 0.5), ht = pct(h, 0.5);
+      fmt::print("{:>9} {:>7} {:>10.1f} {:>10.1f} {:>10.1f}\n", null_backend ? std::to_string(d) : "model", h.size(),
+                 in, ht, ht - in);
+    }
+  }
 
+  // 3. Closed loop.
   fmt::print("\nclosed loop, {} s per row\n", seconds);
   fmt::print("{:>11} {:>10} {:>10} {:>10} {:>10} {:>14}\n", "concurrency", "requests", "req/s", "p50 ms", "p99 ms",
              "req/forward");

@@ -1,9 +1,9 @@
 // Scheduler: bounded admission, cross-request batching and the executor thread that owns the
 // Backend.
 //
-// Requests are admitted (a Ticket, 429 when the queue is full), prepared elsewhere (tokenised on a
-// worker pool), then submitted as Jobs. The executor thread forms a batch as soon as it is free
-// (TEI-style: rows from several requests up to max_batch_rows / max_batch_tokens, optionally
+// Requests are admitted (a Ticket, 429 when the queue is full), prepared elsewhere (tokenised on the
+// I/O strand or a worker pool), then submitted as Jobs. The executor thread forms a batch as soon
+// as it is free (TEI-style: rows from several requests up to max_batch_rows / max_batch_tokens, optionally
 // waiting batch_wait after the oldest arrival for more to come), drops jobs whose deadline passed
 // or whose client went away, runs ONE Backend::forward and hands every job its slice of the
 // outputs. A forward that throws fails the jobs of that batch only; the executor then rebuilds the

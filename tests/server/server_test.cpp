@@ -174,6 +174,31 @@ TEST(Server, KeepAliveServesSeveralRequestsOnOneConnection) {
   }
 }
 
+// Bodies up to 2 KiB are prepared on the connection's strand, larger ones on the worker pool: both
+// paths give the same answers and the same errors, alternating on one keep-alive connection.
+TEST(Server, SmallAndLargeBodiesAreAnsweredAlike) {
+  Harness h;
+  HttpConnection c(h.port());
+  const std::string pad(4096, ' ');  // JSON whitespace: same request, over the inline limit
+  for (int i = 0; i < 3; ++i) {
+    test::HttpRequestSpec small, large;
+    small.body = req(2, i);
+    large.body = req(2, i) + pad;
+    auto a = c.send(small);
+    auto b = c.send(large);
+    ASSERT_EQ(a.status, 200) << a.error;
+    ASSERT_EQ(b.status, 200) << b.error;
+    EXPECT_EQ(a.body, b.body);
+    small.body = "{not json";
+    large.body = "{not json" + pad;
+    auto e1 = c.send(small);
+    auto e2 = c.send(large);
+    EXPECT_EQ(e1.status, 400);
+    EXPECT_EQ(e2.status, 400);
+    EXPECT_EQ(e1.body, e2.body);
+  }
+}
+
 TEST(Server, ClientErrorsUseOfficialStatusesAndDetailBodies) {
   ServerOptions so;
   so.max_body_bytes = 1000;
