@@ -10,7 +10,6 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -594,58 +593,6 @@ TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
                   std::fabs(h[static_cast<size_t>(ro[r] * d + e)]) * 4e-3);
   }
   for (int32_t e = 0; e < d + 4; ++e) EXPECT_EQ(act[static_cast<size_t>(2 * (d + 4) + e)], 0.f);  // empty row
-}
-
-// The deferred residual add (AddLnParams::defer_store / pre_add) gives the bits of two stored
-// calls: x + a1 (LN -> y1), then (x + a1) + a2 (LN -> y2), with a2 a 16-bit tensor or fp32 partials.
-TYPED_TEST(CudaKernelsTyped, DeferredResidualAddGivesTheBitsOfTwoStoredAdds) {
-  LAYA_REQUIRE_GPU();
-  std::mt19937 rng(29);
-  const int32_t d = 1024, T = 37;
-  const size_t n = static_cast<size_t>(T) * d;
-  const auto x0 = randn(rng, n, 3.f);
-  const auto w = randn(rng, d, 0.1f, 1.f);
-  Dev<float> dw(w), parts(2 * n);
-  parts.up(randn(rng, 2 * n));
-  Dev<TypeParam> a1(to16<TypeParam>(randn(rng, n))), a2(to16<TypeParam>(randn(rng, n)));
-  for (const bool use_parts : {false, true}) {
-    SCOPED_TRACE(use_parts ? "second add: fp32 partials" : "second add: 16-bit");
-    auto run = [&](bool deferred) {
-      Dev<float> dx(x0);
-      Dev<TypeParam> y1(n), y2(n);
-      AddLnParams<TypeParam> p;
-      p.x = dx.get();
-      p.add = a1.get();
-      p.defer_store = deferred;
-      p.weight = dw.get();
-      p.y = y1.get();
-      p.tokens = T;
-      p.d = d;
-      launch_add_ln(p, nullptr);
-      if (deferred) {
-        EXPECT_EQ(dx.down(), x0);  // x is left as it was
-      }
-      AddLnParams<TypeParam> q = p;
-      q.defer_store = false;
-      q.pre_add = deferred ? a1.get() : nullptr;
-      q.add = use_parts ? nullptr : a2.get();
-      q.add_parts = use_parts ? parts.get() : nullptr;
-      q.parts = use_parts ? 2 : 0;
-      q.y = y2.get();
-      launch_add_ln(q, nullptr);
-      return std::make_tuple(dx.down(), from16(y1.down()), from16(y2.down()));
-    };
-    const auto stored = run(false), deferred = run(true);
-    EXPECT_EQ(std::get<0>(stored), std::get<0>(deferred));
-    EXPECT_EQ(std::get<1>(stored), std::get<1>(deferred));
-    EXPECT_EQ(std::get<2>(stored), std::get<2>(deferred));
-  }
-  AddLnParams<TypeParam> bad;
-  bad.x = parts.get();
-  bad.pre_add = a1.get();  // pre_add without a second addend
-  bad.tokens = T;
-  bad.d = d;
-  EXPECT_THROW(launch_add_ln(bad, nullptr), Error);
 }
 
 TEST(CudaKernels, LaunchersRejectBadShapes) {

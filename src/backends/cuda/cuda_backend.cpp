@@ -166,10 +166,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
-  // Each layer's attention residual sum is not stored but recomputed by the MLP's add+LN
-  // (AddLnParams::defer_store): one fp32 row store and load fewer per layer, bitwise the same
-  // sums. LAYA_CUDA_DEFER_RESIDUAL=0 stores it as before.
-  bool defer_residual_ = true;
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -307,7 +303,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
-    defer_residual_ = env_int("LAYA_CUDA_DEFER_RESIDUAL", 1) != 0;
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -507,7 +502,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     AddLnParams<Elem> a;
     a.x = ws_.x;
     a.add = proj_;
-    a.defer_store = defer_residual_;
     a.weight = lw.mlp_norm;
     a.y = y_;
     a.tokens = T;
@@ -515,19 +509,17 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.eps = dims_.eps;
     launch_add_ln(a, s);
     up_geglu(y_, as<Elem>(lw.wi), T, s);
-    // The MLP output GEMM (into att_, free since the attention output GEMM: proj_ still holds the
-    // deferred attention residual); small buckets write split-K partials that the add+LN below sums
-    // (no reduction kernel, see kPartialsMaxRows).
+    // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
+    // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
     a2.x = ws_.x;
-    a2.pre_add = defer_residual_ ? proj_ : nullptr;
     if (T <= partials_max_rows_ && T > skinny_max_m_) {
       gemm_->run_partials(g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, kMlpOutSplits, s);
       a2.add_parts = ws_.parts;
       a2.parts = kMlpOutSplits;
     } else {
-      linear(GemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), nullptr, att_, T, d, dims_.inter, false}, s);
-      a2.add = att_;
+      linear(GemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), nullptr, proj_, T, d, dims_.inter, false}, s);
+      a2.add = proj_;
     }
     a2.tokens = T;
     a2.d = d;
@@ -568,7 +560,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     AddLnParams<Elem> a;
     a.x = ws_.h;
     a.add = proj_;
-    a.defer_store = defer_residual_;  // as in the encoder: proj_ is added again below
     a.weight = hw.n2_w;
     a.bias = hw.n2_b;
     a.y = y_;
@@ -577,11 +568,10 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.eps = 1e-5f;
     launch_add_ln(a, s);
     linear(GemmArgs<Elem>{y_, as<Elem>(hw.l1_w), as<Elem>(hw.l1_b), up_, T, dims_.ffn, d, true}, s);
-    linear(GemmArgs<Elem>{up_, as<Elem>(hw.l2_w), as<Elem>(hw.l2_b), att_, T, d, dims_.ffn, false}, s);
+    linear(GemmArgs<Elem>{up_, as<Elem>(hw.l2_w), as<Elem>(hw.l2_b), proj_, T, d, dims_.ffn, false}, s);
     AddLnParams<Elem> a2;
     a2.x = ws_.h;
-    a2.pre_add = defer_residual_ ? proj_ : nullptr;
-    a2.add = att_;
+    a2.add = proj_;
     a2.tokens = T;
     a2.d = d;
     a2.eps = 1e-5f;

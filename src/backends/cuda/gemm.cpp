@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "backends/cuda/check.h"
-#include "backends/cuda/env.h"
 
 namespace laya::cuda {
 
@@ -123,9 +122,7 @@ int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int f
     cudaGetLastError();
     return 0;
   }
-  // How many of the heuristic's candidates are timed (LAYA_CUDA_GEMM_TUNE_CANDIDATES, 1..16; read once).
-  static const int kTimed = std::clamp(env_int("LAYA_CUDA_GEMM_TUNE_CANDIDATES", 8), 1, 16);
-  constexpr int kWarm = 2, kReps = 5;
+  constexpr int kTimed = 8, kWarm = 2, kReps = 5;
   if (a.bias != nullptr)
     LAYA_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a.bias, sizeof(a.bias)));

@@ -125,25 +125,17 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
   float* x = p.x + static_cast<size_t>(row) * p.d;
   float v[2 * kMaxPairs];
   load_f32(x, v, np, lane);
-  using Pair = typename dev::Half16<T>::Pair;
-  auto add16 = [&](const T* src) {
-    const T* a = src + static_cast<size_t>(row) * p.d;
-    float f[2 * kMaxPairs];  // the row's loads first, then the adds (one memory round trip)
+  if (p.add != nullptr) {
+    using Pair = typename dev::Half16<T>::Pair;
+    const T* a = p.add + static_cast<size_t>(row) * p.d;
 #pragma unroll
     for (int j = 0; j < kMaxPairs; ++j)
       if (j < np) {
-        const float2 t = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(a + 2 * lane + 64 * j));
-        f[2 * j] = t.x;
-        f[2 * j + 1] = t.y;
+        const float2 f = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(a + 2 * lane + 64 * j));
+        v[2 * j] = __fadd_rn(v[2 * j], f.x);
+        v[2 * j + 1] = __fadd_rn(v[2 * j + 1], f.y);
       }
-#pragma unroll
-    for (int j = 0; j < 2 * kMaxPairs; ++j)
-      if (j < 2 * np) v[j] = __fadd_rn(v[j], f[j]);
-  };
-  if (p.pre_add != nullptr) add16(p.pre_add);
-  if (p.add != nullptr) {
-    add16(p.add);
-    if (!p.defer_store) store_f32(x, v, np, lane);
+    store_f32(x, v, np, lane);
   } else if (p.add_parts != nullptr) {
     // Each part's loads for the whole row are issued together (one memory round trip per part,
     // not one per pair), then added in part order.
@@ -161,7 +153,7 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
 #pragma unroll
     for (int j = 0; j < 2 * kMaxPairs; ++j)
       if (j < 2 * np) v[j] = __fadd_rn(v[j], dev::round16<T>(sum[j]));
-    if (!p.defer_store) store_f32(x, v, np, lane);
+    store_f32(x, v, np, lane);
   }
   if (p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
   if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
@@ -235,8 +227,7 @@ template <class T>
 void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
   check_d(p.d, "add_ln");
   LAYA_REQUIRE(p.x && p.tokens >= 0 && (p.bias == nullptr || p.weight != nullptr) &&
-                   (p.add == nullptr || p.add_parts == nullptr) && (p.add_parts == nullptr || p.parts >= 1) &&
-                   (p.pre_add == nullptr || p.add != nullptr || p.add_parts != nullptr),
+                   (p.add == nullptr || p.add_parts == nullptr) && (p.add_parts == nullptr || p.parts >= 1),
                ErrorKind::internal, "add_ln: bad parameters");
   if (p.tokens == 0) return;
   launch_kernel(add_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);

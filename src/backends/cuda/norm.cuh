@@ -26,18 +26,13 @@ struct EmbedLnParams {
 template <class T>
 void launch_embed_ln(const EmbedLnParams<T>& p, cudaStream_t stream);
 
-// v = x + float(add) (stored back into x when add is set, unless defer_store); n = LN(v) * weight
-// (+ bias) when weight is set, else n = v; y = T(n) when y is set; norm_out = n when norm_out is set.
+// v = x + float(add) (stored back into x when add is set); n = LN(v) * weight (+ bias) when weight
+// is set, else n = v; y = T(n) when y is set; norm_out = n when norm_out is set.
 // add_parts instead of add: add = T(part 0 + part 1 + ...), the fp32 split-K partials of a GEMM
 // (Gemm::run_partials) summed in order and rounded once, as cuBLASLt's reduction kernel would.
-// A deferred residual add: a first call with defer_store leaves x unchanged; the next call passes
-// the same tensor as pre_add and computes v = (x + pre_add) + add — the fp32 sums of two stored
-// calls, bit for bit — saving one fp32 row write and read per pair of calls.
 template <class T>
 struct AddLnParams {
   float* x = nullptr;
-  const T* pre_add = nullptr;  // added to x before add / add_parts
-  bool defer_store = false;    // do not store v back into x
   const T* add = nullptr;
   const float* add_parts = nullptr;  // [parts, tokens, d]
   int32_t parts = 0;
