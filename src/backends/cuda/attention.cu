@@ -201,11 +201,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
     else
       asm volatile("bar.sync %0, %1;" ::"r"(grp + 1), "n"(kThreads) : "memory");
   };
-  // Grid (heads, tiles): blocks go out tile by tile, so the tile table's last entries (the padding
-  // tail row, unused slots) are the last blocks to start — when the grid is a little over one wave,
-  // the blocks left waiting are those cheap ones, not a full tile of real queries.
-  const int head = blockIdx.x;
-  const int tile = blockIdx.y;
+  const int tile = blockIdx.x;
+  const int head = blockIdx.y;
   const int row = p.tiles[2 * tile];
   if (row < 0) return;
   const int q0 = p.tiles[2 * tile + 1];
@@ -551,19 +548,16 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
                    reinterpret_cast<uintptr_t>(p.rope_sin) % 16 == 0,
                ErrorKind::internal, "attention: qkv and RoPE tables must be 16-byte aligned");
   if (p.tile_capacity == 0) return;
-  LAYA_REQUIRE(p.tile_capacity <= 65535, ErrorKind::internal, "attention: {} tiles exceed the grid's y limit",
-               p.tile_capacity);
-  const dim3 grid(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.tile_capacity));  // tensor-core kernel
+  const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
   static const bool exp2 = [] {  // read once: every forward of the process takes the same kernel
     const char* v = std::getenv("LAYA_CUDA_ATTN_EXP2");
     return v == nullptr || v[0] != '0';
   }();
   if (p.simt) {
-    const dim3 simt_grid(grid.y, grid.x);  // (tiles, heads)
     if (p.query_tile == 64)
-      launch_kernel(attention_kernel<T, 64>, simt_grid, 64, stream, true, p);
+      launch_kernel(attention_kernel<T, 64>, grid, 64, stream, true, p);
     else
-      launch_kernel(attention_kernel<T, 128>, simt_grid, 128, stream, true, p);
+      launch_kernel(attention_kernel<T, 128>, grid, 128, stream, true, p);
   } else if (p.query_tile == 64) {
     launch_mma<T, 4>(p, grid, exp2, stream);
   } else {
