@@ -183,6 +183,46 @@ TYPED_TEST(CudaKernelsTyped, AttentionGlobalVarlen) {
   run_attention_case<TypeParam>({1024, 7}, 16, -1, 2);
 }
 
+// The zero_row slot (the engine's padding tail row) gets zeros and costs no attention; the other
+// rows are exactly what they are without it, in every kernel form.
+TYPED_TEST(CudaKernelsTyped, AttentionZeroRowWritesZerosAndLeavesOtherRowsAlone) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(37);
+  const std::vector<int32_t> lens{200, 0, 16, 70};
+  const int32_t heads = 2, d = heads * 64;
+  std::vector<int32_t> offs, tiles;
+  tiles_for(lens, offs, tiles, kAttnTile);
+  const int32_t T = offs.back();
+  Dev<TypeParam> dq(to16<TypeParam>(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f)));
+  Dev<int32_t> doffs(offs), dtiles(tiles);
+  for (const auto& [simt, split] : {std::pair{true, 1}, std::pair{false, 1}, std::pair{false, 2}, std::pair{false, 4}}) {
+    SCOPED_TRACE(::testing::Message() << (simt ? "simt" : "mma") << " key split " << split);
+    AttentionParams<TypeParam> p;
+    p.qkv = dq.get();
+    p.row_offsets = doffs.get();
+    p.tiles = dtiles.get();
+    p.tile_capacity = static_cast<int32_t>(tiles.size() / 2);
+    p.heads = heads;
+    p.simt = simt;
+    p.key_split = split;
+    Dev<TypeParam> plain(static_cast<size_t>(T) * d), zeroed(static_cast<size_t>(T) * d);
+    p.out = plain.get();
+    launch_attention(p, nullptr);
+    p.out = zeroed.get();
+    p.zero_row = 2;
+    launch_attention(p, nullptr);
+    const auto a = from16(plain.down()), b = from16(zeroed.down());
+    for (int32_t t = 0; t < T; ++t)
+      for (int32_t j = 0; j < d; ++j) {
+        const size_t at = static_cast<size_t>(t) * d + static_cast<size_t>(j);
+        if (t >= offs[2] && t < offs[3])
+          ASSERT_EQ(b[at], 0.f) << "token " << t;
+        else
+          ASSERT_EQ(b[at], a[at]) << "token " << t;
+      }
+  }
+}
+
 TYPED_TEST(CudaKernelsTyped, AttentionLocalWindowEdges) {
   LAYA_REQUIRE_GPU();
   run_attention_case<TypeParam>({1, 64, 65, 129, 130, 0, 300, 1024}, 2, 64, 3);

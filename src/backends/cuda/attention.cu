@@ -31,6 +31,14 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams<T> p) {
   const int rs = p.row_offsets[row], re = p.row_offsets[row + 1];
   const int qi = q0 + static_cast<int>(threadIdx.x);
   const bool active = qi < re;
+  if (row == p.zero_row) {  // uniform across the block
+    if (active) {
+      uint4* dst = reinterpret_cast<uint4*>(p.out + static_cast<size_t>(qi) * p.heads * kD + head * kD);
+#pragma unroll
+      for (int c = 0; c < kD / 8; ++c) dst[c] = make_uint4(0, 0, 0, 0);
+    }
+    return;
+  }
   const size_t ld = static_cast<size_t>(3) * p.heads * kD;
   const size_t koff = static_cast<size_t>(p.heads) * kD + head * kD;
   const size_t voff = static_cast<size_t>(2) * p.heads * kD + head * kD;
@@ -207,6 +215,15 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   if (row < 0) return;
   const int q0 = p.tiles[2 * tile + 1];
   const int rs = p.row_offsets[row], re = p.row_offsets[row + 1];
+  if (row == p.zero_row) {  // zeros for the row's queries, 16 bytes per thread and step
+    for (int i = static_cast<int>(threadIdx.x); i < kBQ * (kD / 8); i += kBlockThreads) {
+      const int t = q0 + i / (kD / 8);
+      if (t < re)
+        *reinterpret_cast<uint4*>(p.out + static_cast<size_t>(t) * p.heads * kD + head * kD + (i % (kD / 8)) * 8) =
+            make_uint4(0, 0, 0, 0);
+    }
+    return;
+  }
   const size_t ld = static_cast<size_t>(3) * p.heads * kD;
   const size_t qoff = static_cast<size_t>(head) * kD;
   const size_t koff = static_cast<size_t>(p.heads) * kD + head * kD;

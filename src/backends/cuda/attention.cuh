@@ -1,7 +1,7 @@
 // Bidirectional multi-head attention over packed varlen rows (head_dim 64), global or windowed
 // (keys with |i - j| <= window), reading q|k|v from one [tokens, 3*heads*64] buffer of 16-bit T
 // (the precision mode's type, __nv_bfloat16 or __half) and writing [tokens, heads*64] T. fp32 scores, softmax and accumulation; a query with no valid key
-// writes zeros. Two kernels: tensor-core mma.sync (default) and plain fp32 SIMT. Work is a table of 64-query tiles (row slot, first query) built on the host, so a
+// writes zeros, and so does every query of the zero_row slot. Two kernels: tensor-core mma.sync (default) and plain fp32 SIMT. Work is a table of 64-query tiles (row slot, first query) built on the host, so a
 // CUDA Graph captured for a bucket serves any row lengths that fit it.
 #pragma once
 
@@ -38,6 +38,11 @@ struct AttentionParams {
   // of 4 warps each take a share of the key tiles and are merged at the end — for grids that do not
   // fill the GPU (attention_key_split, bucket.h). Results differ from 1 by rounding only.
   int32_t key_split = 1;
+  // A row slot whose queries get a zero output without attending (-1: none): the bucket's padding
+  // tail row. Its tokens feed no answer, and its blocks then cost about what an unused tile's do —
+  // a real tail tile held a whole SM for microseconds where the grid is just over one wave (1×464,
+  // 1×500 with a key split of 4, docs/benchmarks/cuda.md).
+  int32_t zero_row = -1;
 };
 template <class T>
 void launch_attention(const AttentionParams<T>& p, cudaStream_t stream);

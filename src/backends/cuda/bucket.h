@@ -3,7 +3,8 @@
 //
 // Padding is bounded: each dimension rounds up to a step of max(min_step, 2^floor(log2 n) / 8), so
 // at most 12.5% of a bucket is padding (plus the minimum step for tiny n). The padding tokens form a
-// dummy tail row after the real rows that attends only to itself, so it never touches real rows.
+// dummy tail row after the real rows; its attention output is zero (AttentionParams::zero_row), and
+// no real row attends to it, so it never touches real rows.
 // Plain C++ (no CUDA): unit-tested without a GPU.
 #pragma once
 

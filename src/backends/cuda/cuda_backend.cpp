@@ -165,6 +165,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
+  bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
@@ -303,6 +304,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
+    zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -470,6 +472,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   ap.scale = 0.125f;
   ap.query_tile = attention_query_tile(b);
   ap.key_split = attention_key_split(b, dims_.heads, sms_, dims_.max_row_len, attn_split_max_);
+  ap.zero_row = zero_tail_ ? b.rows : -1;  // the padding tail row's slot (staging.h)
 
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
