@@ -6,7 +6,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <unordered_map>
@@ -18,7 +17,6 @@
 #include "backends/cuda/env.h"
 #include "backends/cuda/gemm.h"
 #include "backends/cuda/graph_cache.h"
-#include "backends/cuda/graph_pdl.h"
 #include "backends/cuda/heads.cuh"
 #include "backends/cuda/norm.cuh"
 #include "backends/cuda/precision.h"
@@ -166,7 +164,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
-  GraphPdl graph_pdl_ = GraphPdl::off;  // programmatic edges in captured graphs (sm_90+ only; graph_pdl.h)
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
@@ -229,7 +226,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   device_name_ = fmt::format("{} (sm_{}{}, {} SMs) #{}", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
                              device_);
   sms_ = prop.multiProcessorCount;
-  graph_pdl_ = prop.major >= 9 ? graph_pdl_mode() : GraphPdl::off;
   std::string why;
   LAYA_REQUIRE(kernels_runnable_on_current_device(&why), ErrorKind::unavailable,
                "GPU {} (compute capability {}.{}) is not supported by this binary's kernels (built for {}): {}",
@@ -676,15 +672,6 @@ bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraph
   }
   const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
   if (error.empty() && end != cudaSuccess) error = fmt::format("cudaStreamEndCapture: {}", cudaGetErrorString(end));
-  static const bool log_graphs = std::getenv("LAYA_CUDA_GRAPH_LOG") != nullptr;
-  if (error.empty() && (graph_pdl_ != GraphPdl::off || log_graphs)) {
-    try {
-      const GraphEdgeCount edges = make_edges_programmatic(graph, graph_pdl_);
-      spdlog::info("cuda: graph for bucket {}: {}", b.to_string(), edges.to_string());
-    } catch (const std::exception& ex) {
-      error = ex.what();
-    }
-  }
   cudaError_t inst = cudaSuccess;
   if (error.empty()) {
     inst = cudaGraphInstantiate(exec, graph, 0);
