@@ -20,10 +20,13 @@ for f in "$B/bin/laya-engine" "$B/tests/gpu/test_gpu" "$B/tests/gpu/test_cuda_ho
   cp "$f" "$STAGE/bin/"
   strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
 done
-# Optional: the HTTP benchmark (bench/server, --backend cuda), when built.
-if [ -x "$B/bench/server/laya_bench_http" ]; then
-  cp "$B/bench/server/laya_bench_http" "$STAGE/bin/" && strip --strip-debug "$STAGE/bin/laya_bench_http" || true
-fi
+# Optional, when built: the HTTP benchmark (bench/server, --backend cuda) and the GEMM candidate
+# benchmark (bench/cuda).
+for f in "$B/bench/server/laya_bench_http" "$B/bench/cuda/laya_bench_gemm"; do
+  if [ -x "$f" ]; then
+    cp "$f" "$STAGE/bin/" && strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
+  fi
+done
 # Optional A/B baseline: LAYA_BASELINE_BIN=DIR holding laya-engine (and test_gpu) of an earlier
 # build; bundled as laya-engine-base / test_gpu-base (same libraries) for side-by-side benches.
 if [ -n "${LAYA_BASELINE_BIN:-}" ]; then

@@ -1,0 +1,182 @@
+// laya_bench_gemm: how fast is each cuBLASLt heuristic candidate for the engine's GEMM shapes when
+// it runs the way the engine runs it — inside a captured CUDA Graph, launches back to back, weights
+// streamed from DRAM (each launch reads another of 28 weight copies, as the 28 encoder layers do,
+// so the weights do not sit in L2)? The engine takes candidate #0 below 4096 rows because timing
+// single eager launches there picked kernels that were slower inside the graph (docs/benchmarks/
+// cuda.md, session 3); this program measures in the graph instead. Prints a table, asserts nothing.
+//
+// usage: laya_bench_gemm [--m 48,256,512,1856,8192] [--nk 3072x1024,1024x1024,5248x1024,1024x2624]
+//                        [--candidates 8] [--reps 5]
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "%s: cuBLAS status %d\n", what, static_cast<int>(s));
+    std::exit(1);
+  }
+}
+
+std::vector<int> parse_ints(const std::string& s, char sep) {
+  std::vector<int> v;
+  size_t at = 0;
+  while (at <= s.size()) {
+    const size_t end = std::min(s.find(sep, at), s.size());
+    if (end > at) v.push_back(std::atoi(s.substr(at, end - at).c_str()));
+    at = end + 1;
+  }
+  return v;
+}
+
+int config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
+  int32_t v = -1;
+  size_t written = 0;
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof(v), &written);
+  return v;
+}
+
+constexpr int kLayers = 28;  // weight copies: one per encoder layer
+constexpr int kLaunches = 56;  // GEMM launches per captured graph
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> ms{48, 256, 512, 1856, 8192};
+  std::vector<std::pair<int, int>> nks{{3072, 1024}, {1024, 1024}, {5248, 1024}, {1024, 2624}};
+  int candidates = 8, reps = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string opt = argv[i], val = argv[i + 1];
+    if (opt == "--m") {
+      ms = parse_ints(val, ',');
+    } else if (opt == "--nk") {
+      nks.clear();
+      for (size_t at = 0; at <= val.size();) {
+        const size_t end = std::min(val.find(',', at), val.size());
+        const auto p = parse_ints(val.substr(at, end - at), 'x');
+        if (p.size() == 2) nks.emplace_back(p[0], p[1]);
+        at = end + 1;
+      }
+    } else if (opt == "--candidates") {
+      candidates = std::clamp(std::atoi(val.c_str()), 1, 32);
+    } else if (opt == "--reps") {
+      reps = std::max(1, std::atoi(val.c_str()));
+    } else {
+      std::fprintf(stderr, "unknown option %s\n", opt.c_str());
+      return 2;
+    }
+  }
+  cublasLtHandle_t lt = nullptr;
+  check(cublasLtCreate(&lt), "cublasLtCreate");
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  const size_t ws_bytes = 32u << 20;  // the engine's GEMM workspace size order
+  void* ws = nullptr;
+  check(cudaMalloc(&ws, ws_bytes), "workspace");
+  cudaEvent_t t0 = nullptr, t1 = nullptr;
+  check(cudaEventCreate(&t0), "event");
+  check(cudaEventCreate(&t1), "event");
+  std::printf("cuBLASLt %zu; us per GEMM inside a graph of %d launches (weights rotated over %d copies), best of %d\n",
+              cublasLtGetVersion(), kLaunches, kLayers, reps);
+  std::printf("%6s %5s %5s  %3s %5s %6s %6s %5s %8s %8s\n", "M", "N", "K", "#", "tile", "stages", "splitK", "redu",
+              "us", "vs #0");
+  for (const auto& [n, k] : nks) {
+    const int max_m = *std::max_element(ms.begin(), ms.end());
+    std::vector<__nv_bfloat16> host(static_cast<size_t>(std::max(n, max_m)) * k);
+    for (size_t i = 0; i < host.size(); ++i) host[i] = __float2bfloat16(static_cast<float>((i * 2654435761u) % 97) / 97.f - 0.5f);
+    void *w = nullptr, *in = nullptr, *out = nullptr;
+    const size_t w_bytes = static_cast<size_t>(n) * k * 2;
+    check(cudaMalloc(&w, w_bytes * kLayers), "weights");
+    for (int l = 0; l < kLayers; ++l)
+      check(cudaMemcpy(static_cast<char*>(w) + l * w_bytes, host.data(), w_bytes, cudaMemcpyHostToDevice), "copy");
+    check(cudaMalloc(&in, static_cast<size_t>(max_m) * k * 2), "in");
+    check(cudaMemcpy(in, host.data(), static_cast<size_t>(max_m) * k * 2, cudaMemcpyHostToDevice), "copy");
+    check(cudaMalloc(&out, static_cast<size_t>(max_m) * n * 2), "out");
+    for (int m : ms) {
+      // The engine's layout: column-major C^T[N, M] = W[N, K]^T-view x in^T (gemm.cpp).
+      cublasLtMatmulDesc_t op = nullptr;
+      check(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "desc");
+      const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+      cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
+      cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
+      cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+      check(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, k, n, k), "la");
+      check(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, k, m, k), "lb");
+      check(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, n, m, n), "lc");
+      cublasLtMatmulPreference_t pref = nullptr;
+      check(cublasLtMatmulPreferenceCreate(&pref), "pref");
+      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof(ws_bytes));
+      std::vector<cublasLtMatmulHeuristicResult_t> res(static_cast<size_t>(candidates));
+      int found = 0;
+      check(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, candidates, res.data(), &found), "heuristic");
+      double first_us = 0, best_us = 1e30;
+      int best = -1;
+      for (int c = 0; c < found; ++c) {
+        if (res[static_cast<size_t>(c)].state != CUBLAS_STATUS_SUCCESS) continue;
+        const float alpha = 1.f, beta = 0.f;
+        const cublasLtMatmulAlgo_t* algo = &res[static_cast<size_t>(c)].algo;
+        auto launch = [&](int i) {
+          return cublasLtMatmul(lt, op, &alpha, static_cast<char*>(w) + (i % kLayers) * w_bytes, la, in, lb, &beta,
+                                out, lc, out, lc, algo, ws, ws_bytes, stream);
+        };
+        if (launch(0) != CUBLAS_STATUS_SUCCESS) continue;  // eager once: loads the kernel
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capture");
+        bool ok = true;
+        for (int i = 0; i < kLaunches; ++i) ok = ok && launch(i) == CUBLAS_STATUS_SUCCESS;
+        check(cudaStreamEndCapture(stream, &graph), "end capture");
+        if (!ok || cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) {
+          cudaGetLastError();
+          if (graph != nullptr) cudaGraphDestroy(graph);
+          continue;
+        }
+        check(cudaGraphLaunch(exec, stream), "warm");
+        float best_ms = 1e30f;
+        for (int r = 0; r < reps; ++r) {
+          check(cudaEventRecord(t0, stream), "record");
+          check(cudaGraphLaunch(exec, stream), "launch");
+          check(cudaEventRecord(t1, stream), "record");
+          check(cudaEventSynchronize(t1), "sync");
+          float ms_ = 0;
+          check(cudaEventElapsedTime(&ms_, t0, t1), "elapsed");
+          best_ms = std::min(best_ms, ms_);
+        }
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        const double us = 1000.0 * best_ms / kLaunches;
+        if (c == 0) first_us = us;
+        if (us < best_us) best_us = us, best = c;
+        std::printf("%6d %5d %5d  %3d %5d %6d %6d %5d %8.2f %8.3f\n", m, n, k, c, config(*algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
+                    config(*algo, CUBLASLT_ALGO_CONFIG_STAGES_ID), config(*algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+                    config(*algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME), us, first_us > 0 ? us / first_us : 0.0);
+      }
+      std::printf("best M=%d N=%d K=%d: #%d %.2f us (#0 %.2f us, %.3f)\n", m, n, k, best, best_us, first_us,
+                  first_us > 0 ? best_us / first_us : 0.0);
+      cublasLtMatmulPreferenceDestroy(pref);
+      cublasLtMatrixLayoutDestroy(la);
+      cublasLtMatrixLayoutDestroy(lb);
+      cublasLtMatrixLayoutDestroy(lc);
+      cublasLtMatmulDescDestroy(op);
+    }
+    cudaFree(w);
+    cudaFree(in);
+    cudaFree(out);
+  }
+  return 0;
+}
