@@ -4,14 +4,18 @@
 # docs/benchmarks/http.md). Prints, per forward time N, the median over pairs of each binary's
 # overhead (HTTP p50 - in-process p50) and of the paired difference.
 #   bench/server/http_overhead_ab.sh BASE_BIN NEW_BIN [spin|sleep] [PAIRS] [N_LIST]
+# BASE_ARGS / NEW_ARGS (environment): extra options for one binary only, e.g.
+#   NEW_ARGS='--busy-poll-us 250' (an option the base binary may not know).
 set -euo pipefail
 base=$1 new=$2 wait=${3:-spin} pairs=${4:-12} delays=${5:-0,300,1000}
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
 for t in $(seq "$pairs"); do
   for b in base new; do
-    bin=$base; [ $b = new ] && bin=$new
-    "$bin" --null-backend-us "$delays" --null-wait "$wait" --requests 400 --concurrency '' 2>&1 |
+    bin=$base extra=${BASE_ARGS:-}
+    [ $b = new ] && bin=$new extra=${NEW_ARGS:-}
+    # shellcheck disable=SC2086 # extra options split on purpose
+    "$bin" $extra --null-backend-us "$delays" --null-wait "$wait" --requests 400 --concurrency '' 2>&1 |
       awk -v b=$b -v t="$t" '$1 ~ /^[0-9]+$/ && NF == 8 {print b, t, $1, $6}' >> "$rows"
   done
 done

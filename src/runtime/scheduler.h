@@ -43,6 +43,9 @@ struct SchedulerOptions {
   int32_t max_batch_rows = 64;       // rows (questions) per forward; a larger single request runs alone
   int32_t max_batch_tokens = 16384;  // tokens per forward; a larger single request runs alone
   std::chrono::microseconds batch_wait{0};  // extra wait after the oldest arrival to fill a batch
+  // When the queue is empty, poll it this long before blocking on the condition variable: a job
+  // submitted meanwhile is taken without a thread wake-up (runtime/busy_poll.h). 0: block at once.
+  std::chrono::microseconds idle_poll{0};
   int32_t max_recovery_attempts = 3;        // backend rebuilds after a failure before giving up
   std::chrono::milliseconds recovery_backoff{100};
   // Runs on the executor thread after each (re)creation, before the scheduler reports ready; a
@@ -135,6 +138,7 @@ class Scheduler {
   void release_ticket() { pending_.fetch_sub(1); }
   void run();
   bool create_backend();  // executor thread; false after exhausting attempts
+  void poll_for_work(uint64_t seen);  // executor thread, mu_ not held
   void run_batch(std::vector<Entry>& entries);
   void fail_all_queued(Outcome::Status status);
   static void finish(Entry& e, Outcome::Status status);
@@ -155,6 +159,8 @@ class Scheduler {
   std::string last_error_;
   engine::BackendInfo info_;
 
+  // Bumped (under mu_) by submit and stop: lets the executor poll for work without the lock.
+  std::atomic<uint64_t> kicks_{0};
   std::atomic<State> state_{State::starting};
   std::atomic<size_t> pending_{0};
   std::atomic<int64_t> forwards_{0};

@@ -19,6 +19,7 @@
 
 #include "api/error_body.h"
 #include "laya/errors.h"
+#include "runtime/busy_poll.h"
 #include "server/json_array.h"
 
 namespace laya::server {
@@ -119,13 +120,25 @@ struct HttpServer::Impl {
   std::mutex inflight_mu;
   std::condition_variable inflight_cv;
   bool stopped = false;
+  // Busy polling (opt.busy_poll > 0): at most one I/O thread polls; the others park here, outside
+  // the io_context (see io_loop).
+  std::atomic<bool> poller{false};
+  std::mutex park_mu;
+  std::condition_variable park_cv;
 
   Impl(HttpServer& o, ServerOptions op, runtime::Scheduler& s, const runtime::Pipeline& p, runtime::WorkerPool& w,
        Metrics& m, MetricHooks h)
       : owner(o), opt(std::move(op)), scheduler(s), pipeline(p), pool(w), metrics(m), hooks(std::move(h)),
-        ioc(std::max(1, opt.io_threads)) {}
+        ioc(std::max(1, opt.io_threads)) {
+    opt.busy_poll = std::clamp(opt.busy_poll, std::chrono::microseconds{0}, runtime::kMaxBusyPoll);
+  }
 
   void do_accept();
+  void io_loop();
+  void poll_while_wanted(Clock::time_point& last_event);
+  bool poll_wanted(Clock::time_point last_event) const {
+    return owner.inflight_.load() > 0 || Clock::now() < last_event + opt.busy_poll;
+  }
   void inflight_delta(int d) {
     owner.inflight_.fetch_add(d);
     metrics.add_inflight(d);
@@ -595,6 +608,51 @@ void HttpServer::Impl::do_accept() {
   });
 }
 
+// An I/O thread. Without busy polling: ioc.run(). With it, a thread blocks in run_one() only when
+// nothing is in flight and the last event is older than opt.busy_poll; otherwise one thread (the
+// poller) runs ioc.poll() in a loop, which also runs the reactor with a zero timeout, so socket
+// events and the executor's posted outcomes are picked up by a running thread. The other threads
+// park on park_cv meanwhile rather than in run_one(): a thread blocked in run_one() would take the
+// reactor into a blocking epoll_wait, where the poller could no longer see socket events (Asio
+// lets one thread at a time run the reactor), and each event would wake it again. Returns when the
+// io_context stops (stop(), or no work left), as ioc.run() does.
+void HttpServer::Impl::io_loop() {
+  if (opt.busy_poll.count() == 0) {
+    ioc.run();
+    return;
+  }
+  auto last_event = Clock::now() - opt.busy_poll;
+  while (!ioc.stopped()) {
+    if (!poll_wanted(last_event)) {
+      if (ioc.run_one() > 0) last_event = Clock::now();
+      continue;
+    }
+    if (!poller.exchange(true)) {
+      poll_while_wanted(last_event);
+      {
+        std::lock_guard lock(park_mu);
+        poller.store(false);
+      }
+      park_cv.notify_all();
+      continue;
+    }
+    std::unique_lock lock(park_mu);
+    park_cv.wait(lock, [&] { return !poller.load() || ioc.stopped(); });
+    last_event = Clock::now() - opt.busy_poll;  // the poller just found nothing to do for that long
+  }
+}
+
+void HttpServer::Impl::poll_while_wanted(Clock::time_point& last_event) {
+  while (!ioc.stopped()) {
+    if (ioc.poll() > 0) {
+      last_event = Clock::now();
+      continue;
+    }
+    if (!poll_wanted(last_event)) return;
+    runtime::cpu_relax();
+  }
+}
+
 HttpServer::HttpServer(ServerOptions options, runtime::Scheduler& scheduler, const runtime::Pipeline& pipeline,
                        runtime::WorkerPool& pool, Metrics& metrics, MetricHooks hooks)
     : impl_(std::make_unique<Impl>(*this, std::move(options), scheduler, pipeline, pool, metrics, std::move(hooks))) {
@@ -617,7 +675,7 @@ void HttpServer::start() {
   if (ec) LAYA_FAIL(ErrorKind::io, "cannot listen on {}:{}: {}", I.opt.host, I.opt.port, ec.message());
   bound_port_ = I.acceptor->local_endpoint().port();
   I.do_accept();
-  for (int i = 0; i < std::max(1, I.opt.io_threads); ++i) I.threads.emplace_back([&I] { I.ioc.run(); });
+  for (int i = 0; i < std::max(1, I.opt.io_threads); ++i) I.threads.emplace_back([&I] { I.io_loop(); });
 }
 
 void HttpServer::begin_drain() {
@@ -638,7 +696,11 @@ bool HttpServer::wait_inflight(Clock::time_point until) {
 void HttpServer::stop() {
   if (!impl_ || impl_->stopped) return;
   impl_->stopped = true;
-  impl_->ioc.stop();
+  impl_->ioc.stop();  // ends a busy poll too
+  {
+    std::lock_guard lock(impl_->park_mu);  // parked threads check ioc.stopped() under it
+  }
+  impl_->park_cv.notify_all();
   for (auto& t : impl_->threads) t.join();
   impl_->threads.clear();
 }

@@ -32,6 +32,11 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8000;  // 0: an ephemeral port (tests); see HttpServer::port()
   int32_t io_threads = 2;
+  // > 0: one I/O thread at a time polls the sockets instead of blocking in epoll while decision
+  // requests are in flight and for this long after the last event, so that neither the
+  // executor's outcome nor the client's next request has to wake a sleeping thread
+  // (runtime/busy_poll.h). 0: the threads block as usual. Capped at runtime::kMaxBusyPoll.
+  std::chrono::microseconds busy_poll{0};
   std::string api_key;  // empty: no auth
   size_t max_body_bytes = 2 * 1024 * 1024;
   size_t max_batch_items = 16;  // requests per /v1/systemone/batch call

@@ -7,6 +7,7 @@
 
 #include "fake_backend.h"
 #include "laya/errors.h"
+#include "runtime/busy_poll.h"
 #include "runtime/worker_pool.h"
 
 namespace laya::runtime {
@@ -237,6 +238,59 @@ TEST(Scheduler, BatchWaitCollectsArrivals) {
   for (int i = 0; i < 3; ++i) fs.push_back(submit(s, make_batch(1, 3, i)));
   for (auto& f : fs) EXPECT_EQ(f.get().batch_requests, 3);  // row budget reached: no need to wait
   EXPECT_EQ(c->forwards.load(), 1);
+}
+
+TEST(BusyPoll, OptionValuesAndLimits) {
+  using std::chrono::microseconds;
+  EXPECT_EQ(resolve_busy_poll("auto", "cuda"), kAutoBusyPollCuda);
+  EXPECT_EQ(resolve_busy_poll("auto", "cpu"), microseconds{0});  // the CPU forward needs every core
+  EXPECT_EQ(resolve_busy_poll("0", "cuda"), microseconds{0});
+  EXPECT_EQ(resolve_busy_poll("250", "cpu"), microseconds{250});
+  EXPECT_EQ(resolve_busy_poll("10000", "cpu"), kMaxBusyPoll);
+  for (const char* bad : {"10001", "-1", "", "abc", "12us", " 5", "1e3", "99999999999999999999"}) {
+    try {
+      (void)resolve_busy_poll(bad, "cuda");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::bad_request) << bad;
+      EXPECT_NE(std::string(e.what()).find("--busy-poll-us"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// With idle polling, every job is still taken: submits that land during the poll, right at its
+// end (1 us budget: the race between the poll ending and the condition-variable wait) or after it.
+TEST(Scheduler, IdlePollingTakesEveryJob) {
+  for (const auto poll : {std::chrono::microseconds{1}, std::chrono::microseconds{50}, kMaxBusyPoll}) {
+    auto c = std::make_shared<FakeBackendControl>();
+    SchedulerOptions opt;
+    opt.idle_poll = poll;
+    Scheduler s(fake_factory(c), opt);
+    s.start();
+    for (int i = 0; i < 300; ++i) {
+      auto f = submit(s, make_batch(1, 3, i));
+      ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "job " << i << " lost";
+      expect_own_slice(f.get(), 1, 3, i);
+      if (i % 100 == 99) std::this_thread::sleep_for(2 * poll);  // the executor has gone to sleep
+    }
+    EXPECT_EQ(c->forwards.load(), 300);
+  }
+}
+
+// stop() ends the executor's poll at once instead of waiting out its budget (10 ms here, the
+// maximum; a normal stop takes well under a millisecond).
+TEST(Scheduler, StopInterruptsIdlePolling) {
+  auto c = std::make_shared<FakeBackendControl>();
+  SchedulerOptions opt;
+  opt.idle_poll = kMaxBusyPoll;
+  opt.idle_poll += std::chrono::seconds(10);  // clamped to kMaxBusyPoll
+  Scheduler s(fake_factory(c), opt);
+  s.start();
+  EXPECT_EQ(submit(s, make_batch(1, 3, 0)).get().status, Outcome::Status::ok);  // the executor now polls
+  const auto t0 = Clock::now();
+  s.stop();
+  EXPECT_LT(Clock::now() - t0, kMaxBusyPoll);
+  EXPECT_EQ(s.state(), State::stopped);
 }
 
 TEST(WorkerPool, RunsEveryTaskBeforeJoining) {

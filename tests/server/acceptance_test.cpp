@@ -290,6 +290,38 @@ TEST(Acceptance, InfoAndHealthDescribeTheServer) {
   EXPECT_EQ(info["state"], "ready");
   EXPECT_EQ(info["limits"]["max_questions"], 64);
   EXPECT_NE(info["build"].get<std::string>().find("backends: cpu"), std::string::npos);
+  EXPECT_EQ(info["batching"]["busy_poll_us"], 0);  // auto: off on the CPU backend
+}
+
+// --busy-poll-us / LAYA_BUSY_POLL_US: reported in /info, same answers as decide, drain on SIGTERM
+// with requests in flight (an I/O thread polls throughout), refused out of range.
+TEST(Acceptance, BusyPollingOptionServesTheSameAnswers) {
+  const auto requests = read_lines(requests_file());
+  const auto expected = decide_outputs();
+  ASSERT_EQ(expected.size(), requests.size()) << "decide failed";
+  {
+    // Forwards slowed by 200 ms (numerics untouched) so that the drain finds requests in flight.
+    ServerProcess s({"--max-batch-rows", "1", "--fault-inject-delay-ms", "200"}, {"LAYA_BUSY_POLL_US=300"});
+    ASSERT_NE(s.port(), 0) << s.log_text();
+    auto info = nlohmann::json::parse(http_get(s.port(), "/info").body);
+    EXPECT_EQ(info["batching"]["busy_poll_us"], 300);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      EXPECT_EQ(http_post(s.port(), "/v1/systemone", requests[i]).body, expected[i]) << "request " << i;
+    }
+    std::vector<std::future<HttpReply>> fs;
+    for (int i = 0; i < 4; ++i) {
+      fs.push_back(std::async(std::launch::async, [&] { return http_post(s.port(), "/v1/systemone", requests[0]); }));
+    }
+    ASSERT_TRUE(wait_metrics(s.port(), {"laya_inflight_requests 4"}));
+    s.signal(SIGTERM);
+    for (auto& f : fs) EXPECT_EQ(f.get().body, expected[0]);
+    EXPECT_EQ(s.wait_exit(10s), 0) << s.log_text();
+  }
+  for (const char* bad : {"10001", "-5", "fast"}) {
+    ServerProcess s({std::string("--busy-poll-us=") + bad});
+    EXPECT_EQ(s.port(), 0) << bad;
+    EXPECT_NE(s.log_text().find("--busy-poll-us"), std::string::npos) << s.log_text();
+  }
 }
 
 }  // namespace

@@ -410,5 +410,61 @@ TEST(Server, DrainFinishesInFlightAndRefusesNewWork) {
   for (auto& f : fs) EXPECT_EQ(f.get().status, 200);
 }
 
+// Busy polling (serve --busy-poll-us) changes only who notices events, never the answers: the same
+// requests complete with it on, with one I/O thread or several (one polls, the others park).
+TEST(Server, BusyPollingServesKeepAliveAndConcurrentRequests) {
+  for (const int io_threads : {1, 2}) {
+    ServerOptions so;
+    so.io_threads = io_threads;
+    so.busy_poll = 200us;
+    runtime::SchedulerOptions ro;
+    ro.idle_poll = 200us;
+    Harness h(so, ro);
+    HttpConnection c(h.port());
+    test::HttpRequestSpec s;
+    s.target = "/v1/systemone";
+    for (int i = 0; i < 50; ++i) {
+      s.body = req(1, i);
+      auto r = c.send(s);
+      ASSERT_EQ(r.status, 200) << r.body;
+      EXPECT_EQ(nlohmann::json::parse(r.body)["logits"][0], i + 1);
+      if (i % 10 == 9) std::this_thread::sleep_for(2ms);  // past the budget: the threads block again
+    }
+    h.control->hold = true;
+    std::vector<std::future<HttpReply>> fs;
+    for (int i = 0; i < 8; ++i) {
+      fs.push_back(std::async(std::launch::async, [&, i] { return http_post(h.port(), "/v1/systemone", req(1, 10 * i)); }));
+    }
+    ASSERT_TRUE(eventually([&] { return h.server->inflight() == 8; }));
+    h.control->hold = false;
+    for (int i = 0; i < 8; ++i) {
+      auto r = fs[static_cast<size_t>(i)].get();
+      ASSERT_EQ(r.status, 200);
+      EXPECT_EQ(nlohmann::json::parse(r.body)["logits"][0], 10 * i + 1);
+    }
+    EXPECT_EQ(http_get(h.port(), "/health").status, 200);
+  }
+}
+
+// A request in flight keeps an I/O thread polling for as long as it runs: stop() must still end
+// the poll (and wake the parked threads) at once.
+TEST(Server, StopEndsBusyPollingWithRequestsInFlight) {
+  ServerOptions so;
+  so.io_threads = 3;
+  so.busy_poll = 10s;  // clamped to runtime::kMaxBusyPoll
+  std::future<HttpReply> f;
+  {
+    Harness h(so);
+    h.control->hold = true;
+    f = std::async(std::launch::async, [port = h.port()] { return http_post(port, "/v1/systemone", req(1)); });
+    ASSERT_TRUE(eventually([&] { return h.control->entered.load() == 1; }));
+    const auto t0 = runtime::Clock::now();
+    h.server->stop();
+    EXPECT_LT(runtime::Clock::now() - t0, 1s);
+    h.control->hold = false;
+  }
+  EXPECT_NE(f.get().status, 200);  // the server went away without answering
+}
+
 }  // namespace
 }  // namespace laya::server
