@@ -16,7 +16,8 @@
 // synchronisation) and repeats 1. and 2. for each N, to see whether the overhead depends on how
 // long the executor is busy; 3. then runs with the last N.
 // --busy-poll-us N: the server's and executor's busy polling (serve --busy-poll-us; default here 0,
-// i.e. off, whatever the backend); --io-threads N: the server's I/O threads (default 2, as serve).
+// i.e. off, whatever the backend), --io-poll-us / --executor-poll-us: one side only;
+// --io-threads N: the server's I/O threads (default 2, as serve).
 // Prints a table; never asserts on time.
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -118,7 +119,7 @@ class NullBackend : public laya::engine::Backend {
 int run(int argc, char** argv) {
   std::string model = "demo", conc = "1,8,64", backend_name = "cpu";
   int threads = 1, n = 2000, io_threads = 2;
-  int64_t busy_poll_us = 0;
+  int64_t busy_poll_us = 0, io_poll_us = -1, executor_poll_us = -1;  // -1: busy_poll_us
   bool null_backend = false, null_sleep = false;
   std::vector<int64_t> delays{0};  // null backend: forward time in us, one measurement each
   double seconds = 3;
@@ -131,6 +132,8 @@ int run(int argc, char** argv) {
     else if (k == "--concurrency") conc = v;
     else if (k == "--seconds") seconds = std::stod(v);
     else if (k == "--busy-poll-us") busy_poll_us = std::stoll(v);
+    else if (k == "--io-poll-us") io_poll_us = std::stoll(v);
+    else if (k == "--executor-poll-us") executor_poll_us = std::stoll(v);
     else if (k == "--io-threads") io_threads = std::stoi(v);
     else if (k == "--null-backend") null_backend = v == "1";
     else if (k == "--null-backend-us") {
@@ -170,7 +173,9 @@ int run(int argc, char** argv) {
   std::atomic<int64_t> forwards{0}, batched{0};
   std::vector<double> exec_fwd;  // executor thread only
   runtime::SchedulerOptions so;
-  so.idle_poll = std::chrono::microseconds(busy_poll_us);
+  if (io_poll_us < 0) io_poll_us = busy_poll_us;
+  if (executor_poll_us < 0) executor_poll_us = busy_poll_us;
+  so.idle_poll = std::chrono::microseconds(executor_poll_us);
   so.on_batch = [&](const runtime::BatchStats& s) {
     forwards++;
     batched += s.requests;
@@ -182,15 +187,16 @@ int run(int argc, char** argv) {
   server::ServerOptions sv;
   sv.port = 0;
   sv.io_threads = io_threads;
-  sv.busy_poll = std::chrono::microseconds(busy_poll_us);
+  sv.busy_poll = std::chrono::microseconds(io_poll_us);
   server::HttpServer srv(sv, sched, pipeline, pool, metrics);
   srv.start();
   auto in_process_backend = make();  // a second instance: the executor's stays on its thread
   const auto info = in_process_backend->info();
   const std::string backend_desc = null_backend ? fmt::format("null backend ({})", null_sleep ? "sleeps" : "spins")
                                                 : fmt::format("{} backend ({}, {})", info.backend, info.device, info.precision);
-  fmt::print("model {} ({}), {}, {} thread(s), hardware threads {}, {} I/O thread(s), busy poll {} us\n", dir.string(),
-             ckpt.kind(), backend_desc, threads, std::thread::hardware_concurrency(), io_threads, busy_poll_us);
+  fmt::print("model {} ({}), {}, {} thread(s), hardware threads {}, {} I/O thread(s), busy poll {} us (I/O), {} us (executor)\n",
+             dir.string(), ckpt.kind(), backend_desc, threads, std::thread::hardware_concurrency(), io_threads, io_poll_us,
+             executor_poll_us);
   fmt::print("\nconcurrency 1, small request (1 noul question), {} requests per path; times in us\n", n);
   fmt::print("{:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}\n", "forward", "in-proc", "in-proc",
              "HTTP", "HTTP", "overhead", "fwd in-proc", "fwd executor");

@@ -8,8 +8,8 @@
 #   NEW_ARGS='--busy-poll-us 250' (an option the base binary may not know).
 set -euo pipefail
 base=$1 new=$2 wait=${3:-spin} pairs=${4:-12} delays=${5:-0,300,1000}
-rows=$(mktemp)
-trap 'rm -f "$rows"' EXIT
+# AB_ROWS=FILE keeps the per-run rows (binary, pair, N, overhead) there, e.g. to split by regime.
+if [ -n "${AB_ROWS:-}" ]; then rows=$AB_ROWS; : > "$rows"; else rows=$(mktemp); trap 'rm -f "$rows"' EXIT; fi
 for t in $(seq "$pairs"); do
   for b in base new; do
     bin=$base extra=${BASE_ARGS:-}

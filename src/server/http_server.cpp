@@ -649,7 +649,7 @@ void HttpServer::Impl::poll_while_wanted(Clock::time_point& last_event) {
       continue;
     }
     if (!poll_wanted(last_event)) return;
-    runtime::cpu_relax();
+    std::this_thread::yield();  // give the CPU to a thread queued behind us (see Scheduler::poll_for_work)
   }
 }
 
