@@ -18,6 +18,7 @@
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/attention.cuh"
 #include "backends/cuda/gemm.h"
+#include "backends/cuda/geglu_gemm.cuh"
 #include "backends/cuda/heads.cuh"
 #include "backends/cuda/norm.cuh"
 #include "backends/cuda/rope.cuh"
@@ -484,6 +485,46 @@ TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
       expect_close(from16(dc.down()), ref, "gemm");
     }
   }
+}
+
+// The MLP input GEMM with GeGLU fused (sm_90): against the fp32 reference rounded as the unfused
+// path rounds, against the unfused path (cuBLASLt + geglu_kernel: another summation order, so
+// close, not equal), deterministic; row tails (M not a multiple of 128) leave the rows past M alone.
+TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
+  LAYA_REQUIRE_GPU();
+  if (!geglu_gemm_supported(64, 64)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
+  std::mt19937 rng(29);
+  Dev<uint8_t> ws(kGemmWorkspace);
+  Gemm gemm(ws.get(), kGemmWorkspace);
+  for (auto [m, k, inter] : {std::tuple{1, 64, 64}, std::tuple{129, 128, 192}, std::tuple{300, 1024, 2624},
+                             std::tuple{1856, 1024, 2624}}) {
+    SCOPED_TRACE(testing::Message() << "M=" << m << " K=" << k << " inter=" << inter);
+    const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
+    const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(2 * inter) * k, 0.05f));
+    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w));
+    Dev<TypeParam> dout(static_cast<size_t>(m + 1) * inter), dup(static_cast<size_t>(m) * 2 * inter),
+        dref(static_cast<size_t>(m) * inter);
+    dout.poison();
+    launch_geglu_gemm(GegluGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), m, k, inter}, nullptr);
+    auto got = from16(dout.down());
+    const std::vector<float> past_m(got.begin() + static_cast<int64_t>(m) * inter, got.end());
+    got.resize(static_cast<size_t>(m) * inter);
+    for (float v : past_m) ASSERT_TRUE(std::isnan(v)) << "a row past M was written";
+    std::vector<float> up(static_cast<size_t>(m) * 2 * inter), ref(static_cast<size_t>(m) * inter);
+    cpu::linear(a.data(), m, k, w.data(), nullptr, 2 * inter, up.data());
+    cpu::geglu(round16<TypeParam>(up).data(), m, inter, ref.data());
+    expect_close(got, ref, "geglu gemm vs reference");
+    gemm.run(GemmArgs<TypeParam>{da.get(), dw.get(), nullptr, dup.get(), m, 2 * inter, k, false}, nullptr);
+    launch_geglu(GegluParams<TypeParam>{dup.get(), dref.get(), m, inter}, nullptr);
+    expect_close(got, from16(dref.down()), "geglu gemm vs cuBLASLt + geglu");
+    const auto first = dout.down();
+    dout.poison();
+    launch_geglu_gemm(GegluGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), m, k, inter}, nullptr);
+    EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "not deterministic";
+  }
+  Dev<TypeParam> x(64 * 64);
+  EXPECT_THROW(launch_geglu_gemm(GegluGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 1, 96, 64}, nullptr), Error);
+  EXPECT_THROW(launch_geglu_gemm(GegluGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 1, 64, 32}, nullptr), Error);
 }
 
 // Split-K partials without cuBLASLt's reduction (Gemm::run_partials) and their consumer,

@@ -16,6 +16,7 @@
 #include "backends/cuda/check.h"
 #include "backends/cuda/env.h"
 #include "backends/cuda/gemm.h"
+#include "backends/cuda/geglu_gemm.cuh"
 #include "backends/cuda/graph_cache.h"
 #include "backends/cuda/heads.cuh"
 #include "backends/cuda/norm.cuh"
@@ -167,6 +168,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
+  int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never; geglu_gemm.cuh)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -245,6 +247,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   partials_max_rows_ = dims_.inter % (kMlpOutSplits * 8) == 0
                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_PARTIALS_MAX_M", kPartialsMaxRows), 0, 1024)
                            : 0;
+  // Experiment (off by default until measured): GeGLU fused into the MLP input GEMM from this many rows.
+  geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter) ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", 0)) : 0;
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -415,6 +419,10 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
       launch_skinny_gemm({in, w, nullptr, g, tokens, dims_.inter, dims_.d, false, true}, s);
       return;
     }
+  }
+  if (geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_) {
+    launch_geglu_gemm(GegluGemmArgs<Elem>{in, w, g, tokens, dims_.d, dims_.inter}, s);
+    return;
   }
   gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
   launch_geglu(GegluParams<Elem>{up, g, tokens, dims_.inter}, s);

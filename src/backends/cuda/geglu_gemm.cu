@@ -1,0 +1,275 @@
+#include "backends/cuda/geglu_gemm.cuh"
+
+#include <cuda.h>
+
+#include <algorithm>
+
+#include "backends/cuda/check.h"
+#include "backends/cuda/common.cuh"
+#include "backends/cuda/half16.cuh"
+
+namespace laya::cuda {
+
+namespace {
+
+constexpr int kConsumers = 4;                     // consumer warpgroups, 64 rows each
+constexpr int kBM = 64 * kConsumers;             // rows per CTA
+constexpr int kBN = 64;                           // GeGLU output columns per CTA (64 act + 64 mul rows of W)
+constexpr int kBK = 64;                           // K per stage: one 128-byte swizzle row
+constexpr int kStages = 4;                        // TMA pipeline depth
+constexpr int kATile = kBM * kBK * 2;             // 32 KB
+constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
+constexpr int kStageBytes = kATile + kBTile;
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, + alignment slack
+constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0: producer; 1..kConsumers: consumers
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define LAYA_GEGLU_GEMM_BODY 1
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_u32(bar)), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+// One box of the tensor map (coordinates: k element, row) into shared memory, completing on bar.
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint64_t* bar, int k, int row) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+          smem_u32(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(k), "r"(row)
+      : "memory");
+}
+// wgmma operand descriptor of a K-major tile written by TMA with the 128-byte swizzle: rows of 128
+// bytes, 8-row groups 1024 bytes apart (stride byte offset), tile base 1024-byte aligned. Moving
+// along K inside the row is a plain address offset (the swizzle is applied to the address).
+__device__ __forceinline__ uint64_t sw128_desc(const void* p) {
+  const uint64_t addr = smem_u32(p);
+  return ((addr & 0x3FFFFull) >> 4) | (1ull << 16) | (static_cast<uint64_t>(1024 >> 4) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>  // until at most N committed groups are pending
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// d[64] += A[64 x 16] . B[128 x 16]^T (m64n128k16, fp32 accumulators; scale_d 0 overwrites d).
+template <class T>
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db, int scale_d);
+template <>
+__device__ __forceinline__ void wgmma_m64n128k16<__nv_bfloat16>(float (&d)[64], uint64_t da, uint64_t db, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+      "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(da), "l"(db), "r"(scale_d));
+}
+template <>
+__device__ __forceinline__ void wgmma_m64n128k16<__half>(float (&d)[64], uint64_t da, uint64_t db, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+      "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(da), "l"(db), "r"(scale_d));
+}
+#endif
+
+template <class T>
+__global__ void __launch_bounds__(kThreads, 1)
+    geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
+                      int m, int k, int inter) {
+#ifdef LAYA_GEGLU_GEMM_BODY
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
+  uint64_t* empty = full + kStages;
+  const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
+  const int k_tiles = k / kBK, n_tiles = inter / kBN, tiles = n_tiles * ((m + kBM - 1) / kBM);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);  // the producer's expect_tx arrival; the bytes complete it
+      mbar_init(&empty[s], 4 * kConsumers);  // one arrival per consumer warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  dev::pdl_prologue();  // the activations come from the previous kernel
+  // Persistent: CTA b takes tiles b, b + grid, ... (output column tiles fastest, so the CTAs of a
+  // wave share A rows). The stage ring runs on across tiles: the producer loads the next tile's
+  // first stages while the consumers finish this one and run its epilogue.
+  if (wg == 0) {
+    if (tid == 0) {
+      int it = 0;
+      for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+        const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
+        for (int i = 0; i < k_tiles; ++i, ++it) {
+          const int s = it % kStages;
+          if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) - 1) & 1);
+          unsigned char* st = smem + s * kStageBytes;
+          mbar_expect_tx(&full[s], kStageBytes);
+          tma_load(st, &a_map, &full[s], i * kBK, m0);
+          tma_load(st + kATile, &w_map, &full[s], i * kBK, n0);                      // act rows
+          tma_load(st + kATile + kBTile / 2, &w_map, &full[s], i * kBK, inter + n0);  // their mul rows
+        }
+      }
+    }
+    return;
+  }
+  const int c = wg - 1;  // this consumer's 64 rows of each tile
+  using H = dev::Half16<T>;
+  const int warp = tid >> 5, lane = tid & 31;
+  int it = 0;
+  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+    const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
+    float acc[64];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) acc[j] = 0.f;
+    for (int i = 0; i < k_tiles; ++i, ++it) {
+      const int s = it % kStages;
+      mbar_wait(&full[s], (it / kStages) & 1);
+      const unsigned char* a_tile = smem + s * kStageBytes + c * (kATile / kConsumers);
+      const unsigned char* b_tile = smem + s * kStageBytes + kATile;
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kBK / 16; ++kk)
+        wgmma_m64n128k16<T>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32), 1);
+      wgmma_commit();
+      // Keep this k-tile's MMAs in flight and release the previous k-tile's stage once its MMAs
+      // are done, so the warpgroup issues the next ones without draining the tensor pipe.
+      wgmma_wait<1>();
+      if (i > 0 && lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
+    }
+    wgmma_wait<0>();
+    if (lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
+    // Epilogue: accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul
+    // partners for i + 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
+    const int row0 = m0 + c * 64 + warp * 16 + (lane >> 2);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int col = n0 + 8 * i + 2 * (lane & 3);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = row0 + 8 * h;
+        if (r >= m) continue;
+        T o[2];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float act = dev::round16<T>(acc[4 * i + 2 * h + e]);
+          const float mul = dev::round16<T>(acc[4 * (i + 8) + 2 * h + e]);
+          const float ga = dev::round16<T>(dev::gelu_erf(act));
+          o[e] = H::from_float(__fmul_rn(ga, mul));
+        }
+        *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col) = *reinterpret_cast<uint32_t*>(o);
+      }
+    }
+  }
+#endif
+}
+
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+EncodeTiled encode_tiled() {
+  static const EncodeTiled fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      return static_cast<EncodeTiled>(nullptr);
+    }
+    return reinterpret_cast<EncodeTiled>(p);
+  }();
+  return fn;
+}
+
+// A [rows, k] row-major 16-bit matrix as TMA boxes of box_rows x 64 elements, 128-byte swizzle;
+// rows past the end read as zeros.
+template <class T>
+CUtensorMap tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows) {
+  const EncodeTiled encode = encode_tiled();
+  LAYA_REQUIRE(encode != nullptr, ErrorKind::internal, "geglu_gemm: cuTensorMapEncodeTiled is not available");
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBK), box_rows};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUtensorMapDataType type =
+      std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  const CUresult r = encode(&map, type, 2, const_cast<T*>(base), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  LAYA_REQUIRE(r == CUDA_SUCCESS, ErrorKind::internal, "geglu_gemm: cuTensorMapEncodeTiled failed ({})",
+               static_cast<int>(r));
+  return map;
+}
+
+}  // namespace
+
+bool geglu_gemm_supported(int32_t k, int32_t inter) {
+  static const bool device_ok = [] {
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    cudaFuncAttributes attr{};
+    const bool built = cudaFuncGetAttributes(&attr, geglu_gemm_kernel<__nv_bfloat16>) == cudaSuccess && attr.binaryVersion == 90;
+    cudaGetLastError();
+    return major == 9 && built && encode_tiled() != nullptr;
+  }();
+  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
+}
+
+template <class T>
+void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
+  LAYA_REQUIRE(a.in && a.w && a.out && a.m >= 0 && geglu_gemm_supported(a.k, a.inter), ErrorKind::internal,
+               "geglu_gemm: unsupported call (m {}, k {}, inter {})", a.m, a.k, a.inter);
+  LAYA_REQUIRE((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.w)) % 16 == 0, ErrorKind::internal,
+               "geglu_gemm: operands must be 16-byte aligned");
+  if (a.m == 0) return;
+  static const bool configured = [] {
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    return true;
+  }();
+  (void)configured;
+  const CUtensorMap a_map = tensor_map(a.in, a.m, a.k, kBM);
+  const CUtensorMap w_map = tensor_map(a.w, 2 * a.inter, a.k, kBN);
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
+    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+  }();
+  const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
+  const dim3 grid(static_cast<unsigned>(std::min(tiles, sms)));  // one CTA per SM (shared memory)
+  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+                     a.k, a.inter);
+  LAYA_CUDA_CHECK_LAUNCH();
+}
+
+template void launch_geglu_gemm<__nv_bfloat16>(const GegluGemmArgs<__nv_bfloat16>&, cudaStream_t);
+template void launch_geglu_gemm<__half>(const GegluGemmArgs<__half>&, cudaStream_t);
+
+}  // namespace laya::cuda

@@ -1,0 +1,36 @@
+// The MLP input GEMM with GeGLU in its epilogue (sm_90a: TMA + wgmma), for large token counts:
+// out[M, inter] = GeGLU(in[M, K] . W[2 inter, K]^T), where the GEMM's two halves (act = rows
+// 0..inter-1 of W, mul = rows inter..2 inter-1) are each rounded to T as cuBLASLt's output would
+// be, then out = T(T(gelu(act)) * mul) exactly as geglu_kernel computes it. One kernel instead of
+// the cuBLASLt GEMM and the GeGLU pass, and the [M, 2 inter] intermediate is never written.
+//
+// A CTA computes 128 rows x 64 output columns: its B tile holds the 64 act rows and the 64
+// matching mul rows of W, so in the wgmma accumulator each thread holds an act column and its mul
+// partner (columns c and c + 64) — the GeGLU pairs are thread-local. fp32 accumulation in a fixed
+// order per CTA: deterministic, but not bitwise equal to cuBLASLt's GEMM (another summation order).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+namespace laya::cuda {
+
+template <class T>
+struct GegluGemmArgs {
+  const T* in = nullptr;  // [m, k] row-major, 16-byte aligned
+  const T* w = nullptr;   // [2 inter, k] row-major (the checkpoint's Wi)
+  T* out = nullptr;       // [m, inter] row-major
+  int32_t m = 0, k = 0, inter = 0;
+};
+
+// Whether the fused kernel can run these dimensions on the current device (sm_90 built as sm_90a,
+// k a multiple of 64, inter a multiple of 64).
+bool geglu_gemm_supported(int32_t k, int32_t inter);
+
+template <class T>
+void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream);
+
+}  // namespace laya::cuda
