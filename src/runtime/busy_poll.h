@@ -3,9 +3,10 @@
 // A thread that blocks (condition variable, epoll) while its CPU goes idle pays a wake-up when work
 // arrives: on a VM whose idle vCPUs halt to the hypervisor that is ~40-45 us per hand-off
 // (docs/benchmarks/http.md). The executor and the I/O threads can instead keep polling for a short,
-// bounded time before they block. This costs CPU, so it is on by default only where it pays and
-// where the forward does not need every core: the CUDA backend (whose forward waits on the GPU),
-// not the CPU backend (whose forward uses all cores).
+// bounded time before they block, yielding the CPU between checks so that a thread queued behind
+// a poller (no core free) is not kept waiting. This costs CPU, so it is on by default only where
+// it pays and where the forward does not need every core: the CUDA backend (whose forward waits
+// on the GPU), not the CPU backend (whose forward uses all cores).
 #pragma once
 
 #include <chrono>

@@ -270,8 +270,8 @@ void Scheduler::poll_for_work(uint64_t seen) {
   // Every few microseconds the loop yields: when no core is free, the threads that must run for
   // the next job to arrive (I/O, the client) are queued behind this one, and a spinner that does
   // not yield keeps them waiting (measured on 2 vCPUs, c = 1, instant forward: an overhead of
-  // ~280 us instead of ~35 us, docs/benchmarks/http.md). With nothing else
-  // runnable, sched_yield returns at once.
+  // ~280 us instead of ~35 us, docs/benchmarks/http.md). With nothing else runnable, sched_yield
+  // returns at once.
   const auto until = Clock::now() + opt_.idle_poll;
   for (;;) {
     for (int i = 0; i < 64; ++i) {  // read the clock every 64 checks (a few microseconds)

@@ -614,12 +614,14 @@ void HttpServer::Impl::do_accept() {
 // events and the executor's posted outcomes are picked up by a running thread. The other threads
 // park on park_cv meanwhile rather than in run_one(): a thread blocked in run_one() would take the
 // reactor into a blocking epoll_wait, where the poller could no longer see socket events (Asio
-// lets one thread at a time run the reactor), and each event would wake it again. So while polling,
-// one thread serves every connection: a small request is ~20-35 us of I/O-thread work (the
-// per-stage table in docs/benchmarks/http.md), so one thread keeps up with ~30k req/s, above the
-// GPU engine's 11.5k at c = 256. Parked threads that join as helpers under load were tried and
-// cost 6-8 us at c = 1 on 2 vCPUs (same page). Returns when the
-// io_context stops (stop(), or no work left), as ioc.run() does.
+// lets one thread at a time run the reactor), and each event would wake it again. (A thread that
+// was already blocked in run_one() when another became the poller keeps the reactor until its
+// next event, then parks: one ordinary wake-up per switch from idle to polling.)
+// So while polling, one thread serves every connection: a small request is ~20-35 us of I/O-thread
+// work (the per-stage table in docs/benchmarks/http.md), so one thread keeps up with ~30k req/s,
+// above the GPU engine's 11.5k at c = 256. Parked threads that join as helpers under load were
+// tried and cost 6-8 us at c = 1 on 2 vCPUs (same page).
+// Returns when the io_context stops (stop(), or no work left), as ioc.run() does.
 void HttpServer::Impl::io_loop() {
   if (opt.busy_poll.count() == 0) {
     ioc.run();
