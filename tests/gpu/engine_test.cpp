@@ -20,6 +20,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/geglu_gemm.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/synth.h"
@@ -340,19 +341,22 @@ TEST(CudaEngine, PrecisionFollowsTheCheckpointUnlessGiven) {
   EXPECT_THROW(make_cuda_engine(tiny(), cuda_options("graph", "fp32")), Error);
 }
 
+// A tiny-checkpoint engine built with the environment variable `var` set to `value`.
+std::unique_ptr<CudaEngine> engine_with_env(const char* var, const char* value, const char* execution = "graph") {
+  setenv(var, value, 1);
+  auto e = make_cuda_engine(tiny(), cuda_options(execution));
+  unsetenv(var);
+  return e;
+}
+
 // Small buckets run their GEMMs through the skinny kernel (sm_90): the engine with it (default, up
 // to 64 rows; and widened to 256 rows, which takes the multi-tile path) must match the CPU engine
 // and the cuBLASLt-only engine on small requests.
 TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
   LAYA_REQUIRE_GPU();
   if (!skinny_gemm_available()) GTEST_SKIP() << "skinny GEMM needs compute capability 9.0: test not run";
-  auto with_env = [](const char* value) {
-    setenv("LAYA_CUDA_SKINNY_MAX_M", value, 1);
-    auto e = make_cuda_engine(tiny(), cuda_options("graph"));
-    unsetenv("LAYA_CUDA_SKINNY_MAX_M");
-    return e;
-  };
-  auto cublas = with_env("0"), skinny = with_env("64"), wide = with_env("256");
+  const char* var = "LAYA_CUDA_SKINNY_MAX_M";
+  auto cublas = engine_with_env(var, "0"), skinny = engine_with_env(var, "64"), wide = engine_with_env(var, "256");
   engine::BackendOptions co;
   co.backend = "cpu";
   auto cpu = cpu::make_cpu_backend(tiny(), co);
@@ -373,6 +377,34 @@ TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
     expect_same(on, skinny->forward(b), "skinny replay");
   }
   std::printf("skinny parity (tiny):\n%s", report(st).c_str());
+  EXPECT_TRUE(st.all_ok);
+}
+
+// The MLP input GEMM with GeGLU fused (sm_90; by default from 4096 tokens, here for every bucket):
+// close to the CPU engine and to the unfused engine, graph and eager bitwise identical.
+TEST(CudaEngine, FusedGegluPathMatchesCpuAndUnfusedPaths) {
+  LAYA_REQUIRE_GPU();
+  if (!geglu_gemm_supported(128, 192)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
+  const char* var = "LAYA_CUDA_GEGLU_GEMM_FROM";
+  auto unfused = engine_with_env(var, "0"), fused = engine_with_env(var, "1"), fused_eager = engine_with_env(var, "1", "eager");
+  engine::BackendOptions co;
+  co.backend = "cpu";
+  auto cpu = cpu::make_cpu_backend(tiny(), co);
+  ParityStats st;
+  uint32_t seed = 80;
+  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{
+           {1, 1, 1}, {1, 48, 48}, {4, 10, 16}, {3, 40, 60}, {16, 100, 128}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
+    compare_request(*fused, *cpu, b, st, "fused " + what);
+    const auto on = fused->forward(b), off = unfused->forward(b);
+    const auto d = test::compare(on.logits, off.logits);
+    EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": fused vs unfused logits nRMS " << d.nrms;
+    expect_same(on, fused_eager->forward(b), "fused graph vs eager");
+    std::printf("fused GeGLU, %s: logits %s the unfused engine's\n", what.c_str(),
+                on.logits == off.logits && on.act_logits == off.act_logits ? "bitwise equal to" : "differ from");
+  }
+  std::printf("fused GeGLU parity (tiny):\n%s", report(st).c_str());
   EXPECT_TRUE(st.all_ok);
 }
 

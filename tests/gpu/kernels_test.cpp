@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -516,7 +517,12 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
     expect_close(got, ref, "geglu gemm vs reference");
     gemm.run(GemmArgs<TypeParam>{da.get(), dw.get(), nullptr, dup.get(), m, 2 * inter, k, false}, nullptr);
     launch_geglu(GegluParams<TypeParam>{dup.get(), dref.get(), m, inter}, nullptr);
-    expect_close(got, from16(dref.down()), "geglu gemm vs cuBLASLt + geglu");
+    const auto unfused = from16(dref.down());
+    expect_close(got, unfused, "geglu gemm vs cuBLASLt + geglu");
+    size_t differ = 0;
+    for (size_t i = 0; i < got.size(); ++i) differ += got[i] != unfused[i];
+    std::printf("geglu gemm M=%d K=%d inter=%d: %zu of %zu outputs differ from cuBLASLt + geglu\n", m, k, inter,
+                differ, got.size());
     const auto first = dout.down();
     dout.poison();
     launch_geglu_gemm(GegluGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), m, k, inter}, nullptr);

@@ -45,6 +45,10 @@ constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // there anyway and adds a reduction kernel. LAYA_CUDA_PARTIALS_MAX_M overrides it (0: never).
 constexpr int32_t kPartialsMaxRows = 64;
 constexpr int32_t kMlpOutSplits = 2;
+// Buckets of at least this many tokens run the MLP input GEMM with GeGLU fused (geglu_gemm.cuh,
+// sm_90 only); LAYA_CUDA_GEGLU_GEMM_FROM overrides it (0: never). Measured on the H200: 16x512
+// -0.23 ms, 4x464 +0.03 (docs/benchmarks/cuda.md item 26), hence 4096.
+constexpr int32_t kGegluGemmFromRows = 4096;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
@@ -168,7 +172,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
-  int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never; geglu_gemm.cuh)
+  int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -247,8 +251,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   partials_max_rows_ = dims_.inter % (kMlpOutSplits * 8) == 0
                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_PARTIALS_MAX_M", kPartialsMaxRows), 0, 1024)
                            : 0;
-  // Experiment (off by default until measured): GeGLU fused into the MLP input GEMM from this many rows.
-  geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter) ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", 0)) : 0;
+  geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
+                        ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", kGegluGemmFromRows))
+                        : 0;
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -320,10 +325,11 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows, skinny GEMM {}",
+      "MLP-out partials up to {} rows, skinny GEMM {}, GeGLU fused into the MLP-in GEMM {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
-      skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off (cuBLASLt for every GEMM)"));
+      skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
+      geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"));
   try {
     warm(options.warmup_shapes);
   } catch (...) {
