@@ -8,8 +8,9 @@
 //   GET  /metrics             Prometheus text
 //
 // I/O runs on a few Asio threads (no thread per connection). A decision request is admitted
-// (429 when the queue is full), tokenised on the worker pool, batched with others by the
-// scheduler's executor and rendered on the worker pool; the connection's strand writes the answer.
+// (429 when the queue is full), tokenised on the connection's strand (bodies up to 2 KiB) or on the
+// worker pool (larger ones), batched with others by the scheduler's executor, and decoded and
+// written on the connection's strand.
 #pragma once
 
 #include <nlohmann/json.hpp>
