@@ -47,7 +47,7 @@ constexpr int32_t kPartialsMaxRows = 64;
 constexpr int32_t kMlpOutSplits = 2;
 // Buckets of at least this many tokens run the MLP input GEMM with GeGLU fused (geglu_gemm.cuh,
 // sm_90 only); LAYA_CUDA_GEGLU_GEMM_FROM overrides it (0: never). Measured on the H200: 16x512
-// -0.23 ms, 4x464 +0.03 (docs/benchmarks/cuda.md item 26), hence 4096.
+// -0.22...-0.26 ms, 4x464 +0.00...+0.04 (docs/benchmarks/cuda.md item 26), hence 4096.
 constexpr int32_t kGegluGemmFromRows = 4096;
 
 int32_t tune_from_rows() {

@@ -11,7 +11,7 @@
 // thread holds an act column and its mul partner (accumulator columns c and c + 64) — the GeGLU
 // pairs are thread-local. Deterministic; the summation runs over K in order, 16 at a time.
 // Measured on the H200 (docs/benchmarks/cuda.md item 26): faster than cuBLASLt + GeGLU at 8192
-// rows (-0.23 ms per 16x512 forward), not below ~4096 rows, so the engine uses it from 4096.
+// rows (-0.22...-0.26 ms per 16x512 forward), not below ~4096 rows, so the engine uses it from 4096.
 #pragma once
 
 #include <cstdint>
