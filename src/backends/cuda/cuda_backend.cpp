@@ -46,9 +46,10 @@ constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 constexpr int32_t kPartialsMaxRows = 64;
 constexpr int32_t kMlpOutSplits = 2;
 // Buckets of at least this many tokens run the MLP input GEMM with GeGLU fused (geglu_gemm.cuh,
-// sm_90 only); LAYA_CUDA_GEGLU_GEMM_FROM overrides it (0: never). Measured on the H200: 16x512
-// -0.22...-0.26 ms, 4x464 +0.00...+0.04 (docs/benchmarks/cuda.md item 26), hence 4096.
-constexpr int32_t kGegluGemmFromRows = 4096;
+// sm_90 only); LAYA_CUDA_GEGLU_GEMM_FROM overrides it (0: never). Measured on the H200
+// (docs/benchmarks/cuda.md item 26): 16x512 -0.22 ms, 64x48 and 6x512 (3,072 tokens) -0.18 / -0.20,
+// 64x32 (2,048) +-0, 4x464 (bucket 1,920) +0.00...+0.04 when fused, hence 2048.
+constexpr int32_t kGegluGemmFromRows = 2048;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);

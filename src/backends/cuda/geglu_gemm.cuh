@@ -10,8 +10,9 @@
 // rows x 64 output columns: its W tile holds the 64 act rows and the 64 matching mul rows, so each
 // thread holds an act column and its mul partner (accumulator columns c and c + 64) — the GeGLU
 // pairs are thread-local. Deterministic; the summation runs over K in order, 16 at a time.
-// Measured on the H200 (docs/benchmarks/cuda.md item 26): faster than cuBLASLt + GeGLU at 8192
-// rows (-0.22...-0.26 ms per 16x512 forward), not below ~4096 rows, so the engine uses it from 4096.
+// Measured on the H200 (docs/benchmarks/cuda.md item 26): faster than cuBLASLt + GeGLU from 3,072
+// rows (-0.18...-0.26 ms per forward at 3,072-8,192 tokens), even at 2,048 and slower below, so the
+// engine uses it from 2,048 tokens.
 #pragma once
 
 #include <cstdint>
