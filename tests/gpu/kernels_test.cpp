@@ -128,6 +128,20 @@ void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std
   tiles.push_back(-1);
 }
 
+// Attention parameters over a packed qkv buffer, its row offsets and its tile table (the fields
+// every case sets; the caller adds out, window, kernel form and split).
+template <class E>
+AttentionParams<E> attention_params(const E* qkv, const Dev<int32_t>& offs, const Dev<int32_t>& tiles,
+                                    size_t tile_entries, int32_t heads) {
+  AttentionParams<E> p;
+  p.qkv = qkv;
+  p.row_offsets = offs.get();
+  p.tiles = tiles.get();
+  p.tile_capacity = static_cast<int32_t>(tile_entries / 2);
+  p.heads = heads;
+  return p;
+}
+
 template <class E>
 void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed, bool simt,
                             int32_t tile, int32_t key_split = 1) {
@@ -141,13 +155,8 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   Dev<E> dq(to16<E>(qkv));
   Dev<E> dout(static_cast<size_t>(T) * d);
   Dev<int32_t> doffs(offs), dtiles(tiles);
-  AttentionParams<E> p;
-  p.qkv = dq.get();
+  AttentionParams<E> p = attention_params<E>(dq.get(), doffs, dtiles, tiles.size(), heads);
   p.out = dout.get();
-  p.row_offsets = doffs.get();
-  p.tiles = dtiles.get();
-  p.tile_capacity = static_cast<int32_t>(tiles.size() / 2);
-  p.heads = heads;
   p.window = window;
   p.simt = simt;
   p.query_tile = tile;
@@ -199,12 +208,7 @@ TYPED_TEST(CudaKernelsTyped, AttentionZeroRowWritesZerosAndLeavesOtherRowsAlone)
   Dev<int32_t> doffs(offs), dtiles(tiles);
   for (const auto& [simt, split] : {std::pair{true, 1}, std::pair{false, 1}, std::pair{false, 2}, std::pair{false, 4}}) {
     SCOPED_TRACE(::testing::Message() << (simt ? "simt" : "mma") << " key split " << split);
-    AttentionParams<TypeParam> p;
-    p.qkv = dq.get();
-    p.row_offsets = doffs.get();
-    p.tiles = dtiles.get();
-    p.tile_capacity = static_cast<int32_t>(tiles.size() / 2);
-    p.heads = heads;
+    AttentionParams<TypeParam> p = attention_params<TypeParam>(dq.get(), doffs, dtiles, tiles.size(), heads);
     p.simt = simt;
     p.key_split = split;
     Dev<TypeParam> plain(static_cast<size_t>(T) * d), zeroed(static_cast<size_t>(T) * d);
@@ -259,15 +263,10 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
   Dev<int32_t> dpos(pos), doffs(offs), dtiles(tiles);
   for (int32_t window : {-1, 64, 5}) {
     Dev<TypeParam> q1(qkv), q2(qkv), o1(static_cast<size_t>(T) * d), o2(static_cast<size_t>(T) * d);
-    AttentionParams<TypeParam> p;
-    p.row_offsets = doffs.get();
-    p.tiles = dtiles.get();
-    p.tile_capacity = static_cast<int32_t>(tiles.size() / 2);
-    p.heads = heads;
+    AttentionParams<TypeParam> p = attention_params<TypeParam>(q1.get(), doffs, dtiles, tiles.size(), heads);
     p.window = window;
     p.query_tile = tile;
     p.key_split = split;
-    p.qkv = q1.get();
     p.out = o1.get();
     p.rope_cos = dc.get();
     p.rope_sin = ds.get();
