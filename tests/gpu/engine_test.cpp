@@ -22,7 +22,6 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/geglu_gemm.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
-#include "backends/cuda/small_encoder.cuh"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/synth.h"
 #include "gpu_support.h"
@@ -343,10 +342,9 @@ TEST(CudaEngine, PrecisionFollowsTheCheckpointUnlessGiven) {
 }
 
 // A tiny-checkpoint engine built with the environment variable `var` set to `value`.
-std::unique_ptr<CudaEngine> engine_with_env(const char* var, const char* value, const char* execution = "graph",
-                                            const std::string& precision = "auto") {
+std::unique_ptr<CudaEngine> engine_with_env(const char* var, const char* value, const char* execution = "graph") {
   setenv(var, value, 1);
-  auto e = make_cuda_engine(tiny(), cuda_options(execution, precision));
+  auto e = make_cuda_engine(tiny(), cuda_options(execution));
   unsetenv(var);
   return e;
 }
@@ -408,66 +406,6 @@ TEST(CudaEngine, FusedGegluPathMatchesCpuAndUnfusedPaths) {
   }
   std::printf("fused GeGLU parity (tiny):\n%s", report(st).c_str());
   EXPECT_TRUE(st.all_ok);
-}
-
-// With LAYA_CUDA_SMALL_ENCODER_MAX=64, buckets of at most 64 tokens run every encoder layer in one
-// persistent kernel (small_encoder.cuh; an experiment, off by default): close to the CPU engine (fp16: the bounds) and to the unfused engine;
-// graph, eager and the dump path (one launch per layer) bitwise identical; every split-K setting
-// and the early weight loads within the bounds. The shapes cover one token, full 64-token rows,
-// 64 one-token rows, tiny's local window (8) and row lengths that are not multiples of 16.
-TEST(CudaEngine, SmallEncoderMatchesCpuAndUnfusedPaths) {
-  LAYA_REQUIRE_GPU();
-  const auto& cfg = tiny().config().encoder;
-  if (!small_encoder_supported(cfg.hidden, cfg.intermediate, cfg.layers))
-    GTEST_SKIP() << "fused small-batch encoder not supported on this GPU: test not run";
-  const char* var = "LAYA_CUDA_SMALL_ENCODER_MAX";
-  const std::vector<std::tuple<int32_t, int32_t, int32_t>> shapes = {
-      {1, 1, 1}, {1, 48, 48}, {1, 64, 64}, {4, 10, 16}, {3, 5, 21}, {64, 1, 1}, {16, 1, 4}, {2, 30, 32}};
-  engine::BackendOptions co;
-  co.backend = "cpu";
-  auto cpu = cpu::make_cpu_backend(tiny(), co);
-  for (const std::string precision : {"bf16", "fp16"}) {
-    SCOPED_TRACE(precision);
-    auto unfused = engine_with_env(var, "0", "graph", precision);
-    auto fused = engine_with_env(var, "64", "graph", precision);
-    auto fused_eager = engine_with_env(var, "64", "eager", precision);
-    const ParityBounds bounds = bounds_for(fused->info().precision);
-    ParityStats st;
-    uint32_t seed = 90;
-    for (auto [rows, lo, hi] : shapes) {
-      const auto b = batch_of(seed++, rows, lo, hi);
-      const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
-      const int64_t before = fused->stats().fused_encoder_forwards;
-      const auto on = fused->forward(b), off = unfused->forward(b);
-      EXPECT_EQ(fused->stats().fused_encoder_forwards, before + 1) << what << ": the fused path did not run";
-      const auto d = test::compare(on.logits, off.logits);
-      EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": fused vs unfused logits nRMS " << d.nrms;
-      expect_same(on, fused->forward(b), "fused graph replay");
-      expect_same(on, fused_eager->forward(b), "fused graph vs eager");
-      MapSink sink;
-      expect_same(on, fused->forward(b, &sink), "fused graph vs dump path (a launch per layer)");
-      compare_request(*fused, *cpu, b, st, "fused " + what, bounds);
-    }
-    EXPECT_EQ(unfused->stats().fused_encoder_forwards, 0);
-    std::printf("fused small-batch encoder parity (tiny, %s):\n%s", precision.c_str(), report(st).c_str());
-    EXPECT_TRUE(st.all_ok);
-  }
-  // Split-K slices of the two output GEMMs (1 = none, 8 = the most) and no L2 prefetch: the same
-  // answers within the bounds (the partial sums round differently).
-  uint32_t seed = 110;
-  for (const char* splits : {"1x1", "8x8", "3x5"}) {
-    SCOPED_TRACE(splits);
-    setenv("LAYA_CUDA_SMALL_ENCODER_SPLITS", splits, 1);
-    setenv("LAYA_CUDA_SMALL_ENCODER_MAX", "64", 1);
-    auto e = engine_with_env("LAYA_CUDA_SMALL_ENCODER_PREFETCH", "1");
-    unsetenv("LAYA_CUDA_SMALL_ENCODER_MAX");
-    unsetenv("LAYA_CUDA_SMALL_ENCODER_SPLITS");
-    ParityStats st;
-    for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{{1, 48, 48}, {5, 3, 13}})
-      compare_request(*e, *cpu, batch_of(seed++, rows, lo, hi), st, std::string("splits ") + splits);
-    EXPECT_EQ(e->stats().fused_encoder_forwards, 2);
-    EXPECT_TRUE(st.all_ok);
-  }
 }
 
 // GEMM tuning (by default from 4096 rows; here for every GEMM): algorithms are timed on a bucket's

@@ -7,14 +7,14 @@
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/half16.cuh"
-#include "backends/cuda/attention_mma.cuh"
+#include "backends/cuda/mma.cuh"
 
 namespace laya::cuda {
 
 namespace {
 
 constexpr int kBK = 32;         // keys per shared-memory tile
-using attn::kD;
+constexpr int kD = 64;
 
 template <class T, int kBQ>  // queries per block, one per thread
 __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams<T> p) {
@@ -125,20 +125,398 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams<T> p) {
   for (int e = 0; e < kD / 2; ++e) dst[e] = H::from_float2(acc[2 * e] * inv, acc[2 * e + 1] * inv);
 }
 
-// Tensor-core variant: one block per (64- or 128-query tile, head); see attention_mma.cuh.
+// Tensor-core variant (mma.sync m16n8k16 on T, fp32 accumulate; sm_80+): 4 warps x 16 queries,
+// 64-key tiles in shared memory, online softmax in fp32, P rounded to T for P.V as FlashAttention
+// does. Same tile table, masking and zero-key semantics as the SIMT kernel above.
+constexpr int kStride = 72;  // padded smem row (16-bit elements): conflict-free fragment loads
+
+using dev::cp_async16;
+using dev::cp_async_commit;
+using dev::cp_async_wait;
+using dev::ldmatrix_x4;
+using dev::ldmatrix_x4_trans;
+
+// Loads dims [c*8, c*8+8) and [32+c*8, 32+c*8+8) of one q or k row (c < 4) into smem row `dst`,
+// rotated when cos != nullptr exactly like rope_kernel: T(x1*c - x2*s), T(x2*c + x1*s).
+template <class T>
+__device__ __forceinline__ void load_pair(T* dst, const T* src, int c, bool valid, int pos, const float* cos_t,
+                                          const float* sin_t) {
+  using H = dev::Half16<T>;
+  uint4 lo = make_uint4(0, 0, 0, 0), hi = make_uint4(0, 0, 0, 0);
+  if (valid) {
+    lo = *reinterpret_cast<const uint4*>(src + c * 8);
+    hi = *reinterpret_cast<const uint4*>(src + 32 + c * 8);
+    if (cos_t != nullptr) {
+      T* l = reinterpret_cast<T*>(&lo);
+      T* h = reinterpret_cast<T*>(&hi);
+      float cs[8], sn[8];  // 16-byte table reads (tables are 16-byte aligned: checked at launch)
+      *reinterpret_cast<float4*>(&cs[0]) = *reinterpret_cast<const float4*>(cos_t + pos * 32 + c * 8);
+      *reinterpret_cast<float4*>(&cs[4]) = *reinterpret_cast<const float4*>(cos_t + pos * 32 + c * 8 + 4);
+      *reinterpret_cast<float4*>(&sn[0]) = *reinterpret_cast<const float4*>(sin_t + pos * 32 + c * 8);
+      *reinterpret_cast<float4*>(&sn[4]) = *reinterpret_cast<const float4*>(sin_t + pos * 32 + c * 8 + 4);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        const float x1 = H::to_float(l[e]), x2 = H::to_float(h[e]);
+        l[e] = H::from_float(__fadd_rn(__fmul_rn(x1, cs[e]), __fmul_rn(-x2, sn[e])));
+        h[e] = H::from_float(__fadd_rn(__fmul_rn(x2, cs[e]), __fmul_rn(x1, sn[e])));
+      }
+    }
+  }
+  *reinterpret_cast<uint4*>(dst + c * 8) = lo;
+  *reinterpret_cast<uint4*>(dst + 32 + c * 8) = hi;
+}
+
+// kRopeK: K is rotated while it is loaded (through registers; small batches, where each K tile is
+// seen by one query tile). Otherwise K arrives already rotated (launch_rope k_only, once per
+// layer) or needs no rotation, and K and V tiles stream in with cp.async, double-buffered: the
+// next 64-key tile loads while this one is computed. V stays [key][dim] in shared memory and
+// ldmatrix.trans builds the P.V fragments (the same values the transposed copy gave: bitwise
+// equal results).
+// kExp2: softmax in log2 units with exp2f of one fused multiply-add per score and mask-free full
+// tiles (the default; LAYA_CUDA_ATTN_EXP2=0 selects the expf form, the reference the engine was
+// first validated with).
+constexpr float kLog2e = 1.4426950408889634f;
+
+// kWarps: 4 (64-query tiles, the default) or 8 (128-query tiles, LAYA_CUDA_ATTN_TILE128); <= 128
+// registers per thread either way.
+// kSplit (key split, AttentionParams::key_split; exp2 form, 64-query tiles): kSplit groups of
+// kWarps warps share the query tile, each group runs its own share of the 64-key tiles (own
+// double buffers, own named barrier), and group 0 merges the partial softmax states in group
+// order at the end. For grids too small to fill the GPU, where each block would otherwise walk
+// every key tile alone.
+// Shared memory is dynamic: q tile, then per group 2 K and 2 V tiles (the merge reuses them).
+template <int kWarps, int kSplit>
+constexpr size_t attention_smem_bytes() {
+  return static_cast<size_t>(16 * kWarps + 4 * 64 * kSplit) * kStride * 2;  // 16-bit elements
+}
+
 template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit>
 __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / kSplit)
     attention_mma_kernel(AttentionParams<T> p) {
+  static_assert(kSplit == 1 || (kExp2 && kWarps == 4), "key split: exp2 form, 64-query tiles");
+  using Pair = typename dev::Half16<T>::Pair;
+  constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps, kBlockThreads = kThreads * kSplit;
   dev::pdl_prologue();
   extern __shared__ __align__(16) unsigned char attn_smem[];
-  attn::attention_mma_tile<T, kWarps, kRopeK, kExp2, kSplit>(p, static_cast<int>(blockIdx.x),
-                                                             static_cast<int>(blockIdx.y), attn_smem,
-                                                             static_cast<int>(threadIdx.x), [] { __syncthreads(); });
+  T* qs = reinterpret_cast<T*>(attn_smem);
+  const int grp = kSplit == 1 ? 0 : static_cast<int>(threadIdx.x) / kThreads;  // key group
+  auto ks = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride + grp * 4 * 64 * kStride);
+  auto vs = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride + grp * 4 * 64 * kStride + 2 * 64 * kStride);
+  // The group's barrier: the whole block without a split, else named barrier 1 + grp.
+  auto group_sync = [grp] {
+    if constexpr (kSplit == 1)
+      __syncthreads();
+    else
+      asm volatile("bar.sync %0, %1;" ::"r"(grp + 1), "n"(kThreads) : "memory");
+  };
+  const int tile = blockIdx.x;
+  const int head = blockIdx.y;
+  const int row = p.tiles[2 * tile];
+  if (row < 0) return;
+  const int q0 = p.tiles[2 * tile + 1];
+  const int rs = p.row_offsets[row], re = p.row_offsets[row + 1];
+  if (row == p.zero_row) {  // zeros for the row's queries, 16 bytes per thread and step
+    for (int i = static_cast<int>(threadIdx.x); i < kBQ * (kD / 8); i += kBlockThreads) {
+      const int t = q0 + i / (kD / 8);
+      if (t < re)
+        *reinterpret_cast<uint4*>(p.out + static_cast<size_t>(t) * p.heads * kD + head * kD + (i % (kD / 8)) * 8) =
+            make_uint4(0, 0, 0, 0);
+    }
+    return;
+  }
+  const size_t ld = static_cast<size_t>(3) * p.heads * kD;
+  const size_t qoff = static_cast<size_t>(head) * kD;
+  const size_t koff = static_cast<size_t>(p.heads) * kD + head * kD;
+  const size_t voff = static_cast<size_t>(2) * p.heads * kD + head * kD;
+  const int tid = kSplit == 1 ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) % kThreads;
+  const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, tig = lane & 3;
+
+  const int tmax = p.rope_len - 1;
+  int lo = rs, hi = re;
+  if (p.window >= 0) {
+    lo = max(rs, q0 - p.window);
+    hi = min(re, min(q0 + kBQ, re) - 1 + p.window + 1);
+  }
+  // This group's keys: its share of the 64-key tiles of [lo, hi) (whole tiles, so the masks
+  // against hi below stay exact).
+  int glo = lo, ghi = hi;
+  if constexpr (kSplit > 1) {
+    const int per = ((hi - lo + 63) / 64 + kSplit - 1) / kSplit;
+    glo = min(hi, lo + grp * per * 64);
+    ghi = min(hi, lo + (grp + 1) * per * 64);
+  }
+  // Each thread copies the same 16-byte column chunk of kRowsPer key rows of every tile, so the
+  // addresses are mostly computed once.
+  constexpr int kRowsPer = 64 * 8 / kThreads, kRowStep = kThreads / 8;
+  const int c8 = (tid & 7) * 8, j0 = tid >> 3;
+  auto stage = [&](int buf, int kb) {
+#pragma unroll
+    for (int r = 0; r < kRowsPer; ++r) {
+      const int j = j0 + r * kRowStep;
+      const int t = kb + j;
+      const bool ok = t < hi;
+      const T* src = p.qkv + static_cast<size_t>(ok ? t : lo) * ld + c8;
+      if constexpr (!kRopeK) cp_async16(&ks[buf][j * kStride + c8], src + koff, ok);
+      cp_async16(&vs[buf][j * kStride + c8], src + voff, ok);
+    }
+    if constexpr (kRopeK) {
+      // Unrolled (a fixed count per thread), so every thread's loads are in flight at once
+      // instead of one L2 round trip per pair.
+#pragma unroll
+      for (int r = 0; r < 64 * 4 / kThreads; ++r) {
+        const int i = tid + r * kThreads;
+        const int j = i >> 2, c = i & 3;
+        const int t = kb + j;
+        load_pair(&ks[buf][j * kStride], p.qkv + t * ld + koff, c, t < hi, min(t - rs, tmax), p.rope_cos, p.rope_sin);
+      }
+    }
+    cp_async_commit();
+  };
+  // The first K/V tile is requested before the queries are loaded, so the two overlap.
+  if (glo < ghi) stage(0, glo);
+#pragma unroll
+  for (int k = 0; k < (kBQ * 4 + kBlockThreads - 1) / kBlockThreads; ++k) {  // unrolled like the K loads above
+    const int i = static_cast<int>(threadIdx.x) + k * kBlockThreads;
+    if (kBQ * 4 % kBlockThreads != 0 && i >= kBQ * 4) break;
+    const int r = i >> 2, c = i & 3;
+    const int t = q0 + r;
+    load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);
+  }
+  const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
+  // The keys each of them may attend to: [key_lo, key_hi] (every key of the loop is >= lo).
+  const int key_lo_a = p.window < 0 ? lo : qa - p.window, key_lo_b = p.window < 0 ? lo : qb - p.window;
+  const int key_hi_a = p.window < 0 ? hi - 1 : min(hi - 1, qa + p.window);
+  const int key_hi_b = p.window < 0 ? hi - 1 : min(hi - 1, qb + p.window);
+  float o[8][4];
+#pragma unroll
+  for (int n = 0; n < 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
+  uint32_t qf[4][4];
+  __syncthreads();
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+    const T* base = &qs[(warp * 16 + g) * kStride + kk * 16 + tig * 2];
+    qf[kk][0] = *reinterpret_cast<const uint32_t*>(base);
+    qf[kk][1] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride);
+    qf[kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
+    qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
+  }
+  int buf = 0;
+  for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
+    // The buffer written here was last read in the previous iteration, which ended in a barrier.
+    if (kb + 64 < ghi) {
+      stage(buf ^ 1, kb + 64);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    group_sync();
+    const T* kt = ks[buf];
+    const T* vtile = vs[buf];
+    float s[8][4];
+#pragma unroll
+    for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+    // K fragments by ldmatrix: keys n*8.. and (n+1)*8.., dims kk*16.. and kk*16+8.. (the b0/b1 pairs of
+    // two 8-key tiles); each s[n] still accumulates over kk = 0..3 in order.
+#pragma unroll
+    for (int n = 0; n < 8; n += 2)
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        uint32_t b[4];
+        ldmatrix_x4(b, &kt[(n * 8 + (lane & 7) + ((lane >> 4) << 3)) * kStride + kk * 16 + ((lane >> 3) & 1) * 8]);
+        dev::mma16<T>(s[n], qf[kk], b[0], b[1]);
+        dev::mma16<T>(s[n + 1], qf[kk], b[2], b[3]);
+      }
+    float mx_a = m_a, mx_b = m_b;
+    if constexpr (kExp2) {
+      // The running max is kept on raw scores (the scale is positive); each probability is then
+      // exp2(s * scale * log2 e - max * scale * log2 e) with one fused multiply-add. A tile that lies
+      // wholly inside the row and the window of every query of the block skips the masks.
+      const bool full = kb + 64 <= hi && (p.window < 0 || (kb >= q0 + kBQ - 1 - p.window && kb + 63 <= q0 + p.window));
+      if (!full) {
+        // key < hi and |q - key| <= window, as bounds relative to this thread's first key of the
+        // tile, so each score costs two compares against compile-time offsets.
+        const int first = kb + tig * 2;
+        const int alo = key_lo_a - first, ahi = key_hi_a - first, blo = key_lo_b - first, bhi = key_hi_b - first;
+#pragma unroll
+        for (int n = 0; n < 8; ++n)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            const int off = n * 8 + c;
+            s[n][c] = off >= alo && off <= ahi ? s[n][c] : -INFINITY;
+            s[n][2 + c] = off >= blo && off <= bhi ? s[n][2 + c] : -INFINITY;
+          }
+      }
+      // Row maxima as trees (depth 4, not a 16-long dependent chain; max is exact in any order).
+      float ta[8], tb[8];
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        ta[n] = fmaxf(s[n][0], s[n][1]);
+        tb[n] = fmaxf(s[n][2], s[n][3]);
+      }
+#pragma unroll
+      for (int w = 4; w > 0; w >>= 1)
+#pragma unroll
+        for (int i = 0; i < w; ++i) {
+          ta[i] = fmaxf(ta[i], ta[i + w]);
+          tb[i] = fmaxf(tb[i], tb[i + w]);
+        }
+      mx_a = fmaxf(mx_a, ta[0]);
+      mx_b = fmaxf(mx_b, tb[0]);
+    } else {
+#pragma unroll
+      for (int n = 0; n < 8; ++n)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const int key = kb + n * 8 + tig * 2 + c;
+          const bool in = key < hi;
+          const bool va = in && (p.window < 0 || abs(qa - key) <= p.window);
+          const bool vb = in && (p.window < 0 || abs(qb - key) <= p.window);
+          s[n][c] = va ? s[n][c] * p.scale : -INFINITY;
+          s[n][2 + c] = vb ? s[n][2 + c] * p.scale : -INFINITY;
+          mx_a = fmaxf(mx_a, s[n][c]);
+          mx_b = fmaxf(mx_b, s[n][2 + c]);
+        }
+    }
+    mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 1));
+    mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
+    mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
+    mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
+    // Rescale what was accumulated under the old running max, then the tile's probabilities.
+    float corr_a, corr_b, base_a = 0.f, base_b = 0.f;
+    const float sl = p.scale * kLog2e;
+    if constexpr (kExp2) {
+      // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
+      base_a = mx_a == -INFINITY ? 0.f : mx_a * sl;
+      base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
+      corr_a = exp2f(fmaf(m_a, sl, -base_a));
+      corr_b = exp2f(fmaf(m_b, sl, -base_b));
+    } else {
+      corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
+      corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
+    }
+    m_a = mx_a;
+    m_b = mx_b;
+    l_a *= corr_a;
+    l_b *= corr_b;
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+      o[n][0] *= corr_a;
+      o[n][1] *= corr_a;
+      o[n][2] *= corr_b;
+      o[n][3] *= corr_b;
+    }
+    uint32_t pf[4][4];
+    if constexpr (kExp2) {
+      float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const float p0 = exp2f(fmaf(s[n][0], sl, -base_a)), p1 = exp2f(fmaf(s[n][1], sl, -base_a));
+        const float p2 = exp2f(fmaf(s[n][2], sl, -base_b)), p3 = exp2f(fmaf(s[n][3], sl, -base_b));
+        sa[n] = p0 + p1;
+        sb[n] = p2 + p3;
+        const int t = n >> 1, half = n & 1;
+        pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
+        pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
+      }
+#pragma unroll
+      for (int w = 4; w > 0; w >>= 1)
+#pragma unroll
+        for (int i = 0; i < w; ++i) {
+          sa[i] += sa[i + w];
+          sb[i] += sb[i + w];
+        }
+      l_a += sa[0];
+      l_b += sb[0];
+    } else {
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const float p0 = s[n][0] == -INFINITY ? 0.f : expf(s[n][0] - m_a);
+        const float p1 = s[n][1] == -INFINITY ? 0.f : expf(s[n][1] - m_a);
+        const float p2 = s[n][2] == -INFINITY ? 0.f : expf(s[n][2] - m_b);
+        const float p3 = s[n][3] == -INFINITY ? 0.f : expf(s[n][3] - m_b);
+        l_a += p0 + p1;
+        l_b += p2 + p3;
+        const int t = n >> 1, half = n & 1;
+        pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
+        pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
+      }
+    }
+    // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
+#pragma unroll
+    for (int t = 0; t < 4; ++t)
+#pragma unroll
+      for (int n = 0; n < 8; n += 2) {
+        uint32_t b[4];
+        ldmatrix_x4_trans(b, &vtile[(t * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kStride + n * 8 + (lane >> 4) * 8]);
+        dev::mma16<T>(o[n], pf[t], b[0], b[1]);
+        dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
+      }
+    group_sync();
+  }
+  l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
+  l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
+  l_b += __shfl_xor_sync(0xffffffffu, l_b, 1);
+  l_b += __shfl_xor_sync(0xffffffffu, l_b, 2);
+  if constexpr (kSplit > 1) {
+    // Groups 1.. leave (max, sum, accumulators) in the K/V area, group 0 rescales each to the
+    // common max and adds them in group order (exp2 form: maxima are raw scores).
+    constexpr int kVals = 4 + 32;
+    float* scratch = reinterpret_cast<float*>(qs + kBQ * kStride);
+    __syncthreads();  // every group is done with its K/V tiles
+    if (grp > 0) {
+      float* mine = scratch + ((grp - 1) * kThreads + tid) * kVals;
+      mine[0] = m_a, mine[1] = m_b, mine[2] = l_a, mine[3] = l_b;
+#pragma unroll
+      for (int n = 0; n < 8; ++n)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) mine[4 + 4 * n + c] = o[n][c];
+    }
+    __syncthreads();
+    if (grp > 0) return;
+    float mx_a = m_a, mx_b = m_b;
+#pragma unroll
+    for (int sp = 1; sp < kSplit; ++sp) {
+      const float* other = scratch + ((sp - 1) * kThreads + tid) * kVals;
+      mx_a = fmaxf(mx_a, other[0]);
+      mx_b = fmaxf(mx_b, other[1]);
+    }
+    const float sl = p.scale * kLog2e;
+    const float base_a = mx_a == -INFINITY ? 0.f : mx_a * sl, base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
+    auto add_scaled = [&](float ma, float mb, float la, float lb, auto&& acc, bool first) {
+      const float ca = exp2f(fmaf(ma, sl, -base_a)), cb = exp2f(fmaf(mb, sl, -base_b));
+      l_a = first ? la * ca : fmaf(la, ca, l_a);
+      l_b = first ? lb * cb : fmaf(lb, cb, l_b);
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        o[n][0] = first ? acc(n, 0) * ca : fmaf(acc(n, 0), ca, o[n][0]);
+        o[n][1] = first ? acc(n, 1) * ca : fmaf(acc(n, 1), ca, o[n][1]);
+        o[n][2] = first ? acc(n, 2) * cb : fmaf(acc(n, 2), cb, o[n][2]);
+        o[n][3] = first ? acc(n, 3) * cb : fmaf(acc(n, 3), cb, o[n][3]);
+      }
+    };
+    add_scaled(m_a, m_b, l_a, l_b, [&](int n, int c) { return o[n][c]; }, true);
+#pragma unroll
+    for (int sp = 1; sp < kSplit; ++sp) {
+      const float* other = scratch + ((sp - 1) * kThreads + tid) * kVals;
+      add_scaled(other[0], other[1], other[2], other[3], [&](int n, int c) { return other[4 + 4 * n + c]; }, false);
+    }
+  }
+  const float ia = l_a > 0.f ? 1.f / l_a : 0.f, ib = l_b > 0.f ? 1.f / l_b : 0.f;
+  const size_t ldo = static_cast<size_t>(p.heads) * kD;
+#pragma unroll
+  for (int n = 0; n < 8; ++n) {
+    const int col = head * kD + n * 8 + tig * 2;
+    if (qa < re)
+      *reinterpret_cast<Pair*>(p.out + qa * ldo + col) = dev::Half16<T>::from_float2(o[n][0] * ia, o[n][1] * ia);
+    if (qb < re)
+      *reinterpret_cast<Pair*>(p.out + qb * ldo + col) = dev::Half16<T>::from_float2(o[n][2] * ib, o[n][3] * ib);
+  }
 }
 
 template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1>
 void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t stream) {
-  constexpr size_t smem = attn::attention_smem_bytes<kWarps, kSplit>();
+  constexpr size_t smem = attention_smem_bytes<kWarps, kSplit>();
   auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit>;
   if constexpr (smem > 48 * 1024) {
     // Opt in once per kernel (not a stream operation: allowed while a graph is being captured).

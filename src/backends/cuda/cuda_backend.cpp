@@ -6,8 +6,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <unordered_map>
@@ -25,7 +23,6 @@
 #include "backends/cuda/precision.h"
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
-#include "backends/cuda/small_encoder.cuh"
 #include "backends/cuda/skinny_plan.h"
 #include "backends/cuda/staging.h"
 #include "backends/cuda/weights.h"
@@ -53,12 +50,6 @@ constexpr int32_t kMlpOutSplits = 2;
 // (docs/benchmarks/cuda.md item 26): 16x512 -0.22 ms, 64x48 and 6x512 (3,072 tokens) -0.18 / -0.20,
 // 64x32 (2,048) +-0, 4x464 (bucket 1,920) +0.00...+0.04 when fused, hence 2048.
 constexpr int32_t kGegluGemmFromRows = 2048;
-// Buckets of at most LAYA_CUDA_SMALL_ENCODER_MAX tokens (default 0: never; at most 64) run all
-// encoder layers in one persistent kernel (small_encoder.cuh; an experiment, measured slower than
-// this path: docs/benchmarks/cuda.md item 27). LAYA_CUDA_SMALL_ENCODER_SPLITS=AxM sets its split-K
-// slices (attention output, MLP output), LAYA_CUDA_SMALL_ENCODER_PREFETCH=1 its early weight loads,
-// LAYA_CUDA_SMALL_ENCODER_TRACE=1 logs its per-phase times.
-constexpr int32_t kSmallEncoderDefaultMax = 0;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
@@ -75,8 +66,7 @@ struct Workspace {
   float *x = nullptr, *h = nullptr;
   void *y = nullptr, *qkv = nullptr, *att = nullptr, *proj = nullptr, *up = nullptr, *g = nullptr;
   void *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
-  float* parts = nullptr;  // split-K partials: [kMlpOutSplits, partials_max_rows, d] or the small encoder's
-  unsigned* small_barrier = nullptr;  // the small encoder's grid barrier counter
+  float* parts = nullptr;  // [kMlpOutSplits, partials_max_rows, d]: split-K partials
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
@@ -165,8 +155,6 @@ class CudaBackendImpl final : public CudaEngine {
   void linear(const GemmArgs<Elem>& g, cudaStream_t s);
   template <class Elem>
   void up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s);
-  template <class Elem>
-  void small_encoder(const AttentionParams<Elem>& ap, int32_t tokens, DumpCtx* dumps);
 
   std::string device_name_;
   int device_ = 0;
@@ -186,11 +174,6 @@ class CudaBackendImpl final : public CudaEngine {
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
-  int32_t small_encoder_max_ = 0;  // buckets of at most this many tokens run the fused encoder (0: never)
-  int32_t small_splits_[2] = {4, 4};  // its split-K slices: attention output, MLP output
-  bool small_prefetch_ = false;  // weight tiles requested before the barrier of the phase before
-  unsigned long long* small_trace_ = nullptr;  // LAYA_CUDA_SMALL_ENCODER_TRACE=1: per-phase stamps (experiment)
-  void log_small_trace();
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -293,12 +276,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.act), S * dims_.n_act * 2},
       {reinterpret_cast<void**>(&ws_.in), max_l.bytes()},
       {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
-      {reinterpret_cast<void**>(&ws_.parts),
-       std::max<int64_t>(int64_t{kMlpOutSplits} * std::max(partials_max_rows_, 1),
-                         int64_t{kSmallEncoderMaxSplits} * kSmallEncoderMaxTokens) *
-           d * 4},
+      {reinterpret_cast<void**>(&ws_.parts), int64_t{kMlpOutSplits} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
-      {reinterpret_cast<void**>(&ws_.small_barrier), 4},
   };
   int64_t ws_bytes = 0;
   for (const auto& p : parts) ws_bytes += align256(p.bytes);
@@ -336,21 +315,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
-    small_encoder_max_ = small_encoder_supported(dims_.d, dims_.inter, static_cast<int32_t>(w_.layers.size()))
-                             ? std::clamp(env_int("LAYA_CUDA_SMALL_ENCODER_MAX", kSmallEncoderDefaultMax), 0,
-                                          kSmallEncoderMaxTokens)
-                             : 0;
-    if (const char* v = std::getenv("LAYA_CUDA_SMALL_ENCODER_SPLITS"); v != nullptr) {
-      int a = 0, m = 0;
-      if (std::sscanf(v, "%dx%d", &a, &m) == 2) {
-        small_splits_[0] = std::clamp(a, 1, kSmallEncoderMaxSplits);
-        small_splits_[1] = std::clamp(m, 1, kSmallEncoderMaxSplits);
-      }
-    }
-    small_prefetch_ = env_int("LAYA_CUDA_SMALL_ENCODER_PREFETCH", 0) != 0;
-    if (small_encoder_max_ > 0 && env_int("LAYA_CUDA_SMALL_ENCODER_TRACE", 0) != 0)
-      LAYA_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&small_trace_), sizeof(unsigned long long) * kSmallEncoderMaxLayers *
-                                                    kSmallEncoderPhases * small_encoder_grid()));
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -362,12 +326,11 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows, skinny GEMM {}, GeGLU fused into the MLP-in GEMM {}, fused encoder {}",
+      "MLP-out partials up to {} rows, skinny GEMM {}, GeGLU fused into the MLP-in GEMM {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
-      geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
-      small_encoder_max_ > 0 ? fmt::format("up to {} tokens", small_encoder_max_) : std::string("never"));
+      geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"));
   try {
     warm(options.warmup_shapes);
   } catch (...) {
@@ -387,8 +350,6 @@ void CudaBackendImpl::release() noexcept {
   if (ws_.host_in != nullptr) cudaFreeHost(ws_.host_in);
   if (ws_.host_out != nullptr) cudaFreeHost(ws_.host_out);
   if (ws_.block != nullptr) cudaFree(ws_.block);
-  if (small_trace_ != nullptr) cudaFree(small_trace_);
-  small_trace_ = nullptr;
   ws_ = Workspace{};
   free_weights(w_);
   if (ev_start_ != nullptr) cudaEventDestroy(ev_start_);
@@ -474,91 +435,6 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
   launch_geglu(GegluParams<Elem>{up, g, tokens, dims_.inter}, s);
 }
 
-// Every encoder layer in one persistent kernel (small_encoder.cuh); with dumps, one launch per
-// layer so each layer's residual stream can be copied out (same kernel, same results).
-template <class Elem>
-void CudaBackendImpl::small_encoder(const AttentionParams<Elem>& ap, int32_t tokens, DumpCtx* dumps) {
-  SmallEncoderParams<Elem> p;
-  const int32_t L = static_cast<int32_t>(w_.layers.size());
-  for (int32_t i = 0; i < L; ++i) {
-    const auto& lw = w_.layers[static_cast<size_t>(i)];
-    SmallEncoderLayer<Elem>& l = p.layers[i];
-    l.wqkv = as<Elem>(lw.wqkv);
-    l.wo = as<Elem>(lw.wo);
-    l.wi = as<Elem>(lw.wi);
-    l.wo2 = as<Elem>(lw.mlp_wo);
-    l.mlp_norm = lw.mlp_norm;
-    l.out_norm = i + 1 < L ? w_.layers[static_cast<size_t>(i + 1)].attn_norm : w_.final_norm;
-    l.rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
-    l.rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
-    l.window = lw.global ? -1 : dims_.local_half;
-  }
-  p.attn = ap;
-  p.attn.k_rotated = false;
-  p.attn.rope_len = w_.rope_len;
-  p.x = ws_.x;
-  p.y = static_cast<Elem*>(ws_.y);
-  p.h = ws_.h;
-  p.qkv = static_cast<Elem*>(ws_.qkv);
-  p.att = static_cast<Elem*>(ws_.att);
-  p.g = static_cast<Elem*>(ws_.g);
-  p.parts = ws_.parts;
-  p.barrier = ws_.small_barrier;
-  p.tokens = tokens;
-  p.d = dims_.d;
-  p.inter = dims_.inter;
-  p.eps = dims_.eps;
-  p.attn_out_splits = small_splits_[0];
-  p.mlp_out_splits = small_splits_[1];
-  p.w_prefetch = small_prefetch_;
-  p.trace = small_trace_;
-  if (dumps == nullptr) {
-    p.first_layer = 0;
-    p.n_layers = L;
-    p.ends_with_final_norm = true;
-    launch_small_encoder(p, stream_);
-    return;
-  }
-  for (int32_t i = 0; i < L; ++i) {
-    p.first_layer = i;
-    p.n_layers = 1;
-    p.ends_with_final_norm = i + 1 == L;
-    launch_small_encoder(p, stream_);
-    dumps->f32(fmt::format("encoder.{}", i), ws_.x, dumps->tokens(), dims_.d);
-  }
-}
-
-// Per-phase times of the middle layer from the trace stamps: the phase's span is from the last CTA
-// finishing the previous phase to the last CTA finishing this one ("first" = the first CTA).
-void CudaBackendImpl::log_small_trace() {
-  const int32_t G = small_encoder_grid(), L = static_cast<int32_t>(w_.layers.size()), P = kSmallEncoderPhases;
-  std::vector<unsigned long long> t(static_cast<size_t>(L) * P * G);
-  LAYA_CUDA_CHECK(cudaMemcpy(t.data(), small_trace_, t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost));
-  auto at = [&](int32_t layer, int32_t ph, int32_t cta) { return t[(static_cast<size_t>(layer) * P + ph) * G + cta]; };
-  const int32_t mid = L / 2;
-  std::string line;
-  unsigned long long prev = 0;
-  for (int32_t c = 0; c < G; ++c) prev = std::max(prev, at(mid - 1 >= 0 ? mid - 1 : 0, P - 1, c));
-  static const char* names[] = {"qkv", "attn", "wo", "ln1", "wi", "wo2", "ln2"};
-  double total = 0;
-  for (int32_t ph = 0; ph < P; ++ph) {
-    unsigned long long lo = ~0ull, hi = 0;
-    for (int32_t c = 0; c < G; ++c) {
-      lo = std::min(lo, at(mid, ph, c));
-      hi = std::max(hi, at(mid, ph, c));
-    }
-    const double span = (static_cast<double>(hi) - static_cast<double>(prev)) / 1000.0;
-    line += fmt::format(" {} {:.2f} (first {:.2f})", names[ph], span, (static_cast<double>(lo) - static_cast<double>(prev)) / 1000.0);
-    total += span;
-    prev = hi;
-  }
-  const unsigned long long first = *std::min_element(t.begin(), t.begin() + G);
-  unsigned long long end = 0;
-  for (int32_t c = 0; c < G; ++c) end = std::max(end, at(L - 1, P - 1, c));
-  spdlog::info("small encoder trace, layer {} (us):{}; layer total {:.2f}; layers 0..{} {:.1f} us", mid, line, total,
-               L - 1, (static_cast<double>(end) - static_cast<double>(first)) / 1000.0);
-}
-
 void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
   if (precision_ == Precision::fp16)
     record_as<__half>(b, l, dumps);
@@ -614,71 +490,67 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   ap.zero_row = zero_tail_ ? b.rows : -1;  // the padding tail row's slot (staging.h)
 
   const int32_t L = static_cast<int32_t>(w_.layers.size());
-  if (T <= small_encoder_max_) {
-    small_encoder<Elem>(ap, T, dumps);
-  } else {
-    for (int32_t i = 0; i < L; ++i) {
-      const auto& lw = w_.layers[static_cast<size_t>(i)];
-      linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
-      // RoPE: q is rotated inside the attention kernel's loads. k too for small buckets (each K tile
-      // is read by one query tile there: fusing saves a launch); from kRotateKOnceTokens tokens a K
-      // tile may be read by several query tiles, so k is rotated once, in place, by one vectorised
-      // pass. Both give bitwise the same result (same fp32 arithmetic), and the choice depends on
-      // the bucket only, so every execution mode takes the same path.
-      ap.rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
-      ap.rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
-      ap.rope_len = w_.rope_len;
-      ap.window = lw.global ? -1 : dims_.local_half;
-      ap.k_rotated = T > rotate_k_once_above_;
-      if (ap.k_rotated) {
-        RopeParams<Elem> rp;
-        rp.qkv = qkv_;
-        rp.pos = pos;
-        rp.cos = ap.rope_cos;
-        rp.sin = ap.rope_sin;
-        rp.tokens = T;
-        rp.heads = dims_.heads;
-        rp.table_len = w_.rope_len;
-        rp.k_only = true;
-        launch_rope(rp, s);
-      }
-      launch_attention(ap, s);
-      linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
-      AddLnParams<Elem> a;
-      a.x = ws_.x;
-      a.add = proj_;
-      a.weight = lw.mlp_norm;
-      a.y = y_;
-      a.tokens = T;
-      a.d = d;
-      a.eps = dims_.eps;
-      launch_add_ln(a, s);
-      up_geglu(y_, as<Elem>(lw.wi), T, s);
-      // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
-      // reduction kernel, see kPartialsMaxRows).
-      AddLnParams<Elem> a2;
-      a2.x = ws_.x;
-      if (T <= partials_max_rows_ && T > skinny_max_m_) {
-        gemm_->run_partials(g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, kMlpOutSplits, s);
-        a2.add_parts = ws_.parts;
-        a2.parts = kMlpOutSplits;
-      } else {
-        linear(GemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), nullptr, proj_, T, d, dims_.inter, false}, s);
-        a2.add = proj_;
-      }
-      a2.tokens = T;
-      a2.d = d;
-      a2.eps = dims_.eps;
-      if (i + 1 < L) {
-        a2.weight = w_.layers[static_cast<size_t>(i + 1)].attn_norm;
-        a2.y = y_;
-      } else {
-        a2.weight = w_.final_norm;
-        a2.norm_out = ws_.h;
-      }
-      launch_add_ln(a2, s);
-      if (dumps) dumps->f32(fmt::format("encoder.{}", i), ws_.x, dump_rows, d);
+  for (int32_t i = 0; i < L; ++i) {
+    const auto& lw = w_.layers[static_cast<size_t>(i)];
+    linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
+    // RoPE: q is rotated inside the attention kernel's loads. k too for small buckets (each K tile
+    // is read by one query tile there: fusing saves a launch); from kRotateKOnceTokens tokens a K
+    // tile may be read by several query tiles, so k is rotated once, in place, by one vectorised
+    // pass. Both give bitwise the same result (same fp32 arithmetic), and the choice depends on
+    // the bucket only, so every execution mode takes the same path.
+    ap.rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
+    ap.rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
+    ap.rope_len = w_.rope_len;
+    ap.window = lw.global ? -1 : dims_.local_half;
+    ap.k_rotated = T > rotate_k_once_above_;
+    if (ap.k_rotated) {
+      RopeParams<Elem> rp;
+      rp.qkv = qkv_;
+      rp.pos = pos;
+      rp.cos = ap.rope_cos;
+      rp.sin = ap.rope_sin;
+      rp.tokens = T;
+      rp.heads = dims_.heads;
+      rp.table_len = w_.rope_len;
+      rp.k_only = true;
+      launch_rope(rp, s);
     }
+    launch_attention(ap, s);
+    linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
+    AddLnParams<Elem> a;
+    a.x = ws_.x;
+    a.add = proj_;
+    a.weight = lw.mlp_norm;
+    a.y = y_;
+    a.tokens = T;
+    a.d = d;
+    a.eps = dims_.eps;
+    launch_add_ln(a, s);
+    up_geglu(y_, as<Elem>(lw.wi), T, s);
+    // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
+    // reduction kernel, see kPartialsMaxRows).
+    AddLnParams<Elem> a2;
+    a2.x = ws_.x;
+    if (T <= partials_max_rows_ && T > skinny_max_m_) {
+      gemm_->run_partials(g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, kMlpOutSplits, s);
+      a2.add_parts = ws_.parts;
+      a2.parts = kMlpOutSplits;
+    } else {
+      linear(GemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), nullptr, proj_, T, d, dims_.inter, false}, s);
+      a2.add = proj_;
+    }
+    a2.tokens = T;
+    a2.d = d;
+    a2.eps = dims_.eps;
+    if (i + 1 < L) {
+      a2.weight = w_.layers[static_cast<size_t>(i + 1)].attn_norm;
+      a2.y = y_;
+    } else {
+      a2.weight = w_.final_norm;
+      a2.norm_out = ws_.h;
+    }
+    launch_add_ln(a2, s);
+    if (dumps) dumps->f32(fmt::format("encoder.{}", i), ws_.x, dump_rows, d);
   }
   if (dumps) dumps->f32("final_norm", ws_.h, dump_rows, d);
 
@@ -898,10 +770,6 @@ engine::ForwardResult CudaBackendImpl::forward(const engine::Batch& batch, engin
     throw;
   }
   ++stats_.forwards;
-  if (b.tokens <= small_encoder_max_) {
-    ++stats_.fused_encoder_forwards;
-    if (small_trace_ != nullptr) log_small_trace();
-  }
   const int32_t K = batch.total_markers();
   result.logits.assign(ws_.host_out, ws_.host_out + K);
   const float* act = ws_.host_out + b.markers;

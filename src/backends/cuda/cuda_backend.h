@@ -25,7 +25,6 @@ struct CudaStats {
   int64_t graph_captures = 0;    // successful captures
   int64_t capture_failures = 0;  // failed captures (cleaned up; that forward ran eagerly)
   int64_t evictions = 0;
-  int64_t fused_encoder_forwards = 0;  // forwards whose encoder ran as one persistent kernel (small_encoder.cuh)
   int64_t cached_shapes = 0;
   int64_t cached_bytes = 0;
 };
