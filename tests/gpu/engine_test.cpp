@@ -342,9 +342,10 @@ TEST(CudaEngine, PrecisionFollowsTheCheckpointUnlessGiven) {
 }
 
 // A tiny-checkpoint engine built with the environment variable `var` set to `value`.
-std::unique_ptr<CudaEngine> engine_with_env(const char* var, const char* value, const char* execution = "graph") {
+std::unique_ptr<CudaEngine> engine_with_env(const char* var, const char* value, const char* execution = "graph",
+                                            const std::string& precision = "auto") {
   setenv(var, value, 1);
-  auto e = make_cuda_engine(tiny(), cuda_options(execution));
+  auto e = make_cuda_engine(tiny(), cuda_options(execution, precision));
   unsetenv(var);
   return e;
 }
@@ -406,6 +407,48 @@ TEST(CudaEngine, FusedGegluPathMatchesCpuAndUnfusedPaths) {
   }
   std::printf("fused GeGLU parity (tiny):\n%s", report(st).c_str());
   EXPECT_TRUE(st.all_ok);
+}
+
+// The output GEMMs adding into the residual stream themselves (Gemm::run_residual; here for every
+// bucket): close to the CPU engine (fp16: the bounds) and to the default engine; graph,
+// eager and the dump path bitwise identical; with every GEMM timed on first use too (the timed
+// candidates must not touch x).
+TEST(CudaEngine, ResidualGemmPathMatchesCpuAndDefaultPaths) {
+  LAYA_REQUIRE_GPU();
+  const char* var = "LAYA_CUDA_RESIDUAL_GEMM_FROM";
+  engine::BackendOptions co;
+  co.backend = "cpu";
+  auto cpu = cpu::make_cpu_backend(tiny(), co);
+  const std::vector<std::tuple<int32_t, int32_t, int32_t>> shapes = {
+      {1, 1, 1}, {1, 48, 48}, {4, 10, 16}, {3, 40, 60}, {16, 100, 128}};
+  for (const std::string precision : {"bf16", "fp16"}) {
+    SCOPED_TRACE(precision);
+    auto plain = engine_with_env(var, "0", "graph", precision);
+    auto fused = engine_with_env(var, "1", "graph", precision);
+    auto fused_eager = engine_with_env(var, "1", "eager", precision);
+    setenv("LAYA_CUDA_GEMM_TUNE_FROM_M", "1", 1);
+    auto timed = engine_with_env(var, "1", "graph", precision);
+    unsetenv("LAYA_CUDA_GEMM_TUNE_FROM_M");
+    const ParityBounds bounds = bounds_for(fused->info().precision);
+    ParityStats st;
+    uint32_t seed = 120;
+    for (auto [rows, lo, hi] : shapes) {
+      const auto b = batch_of(seed++, rows, lo, hi);
+      const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
+      const auto on = fused->forward(b), off = plain->forward(b);
+      const auto d = test::compare(on.logits, off.logits);
+      EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": residual GEMMs vs default logits nRMS " << d.nrms;
+      expect_same(on, fused_eager->forward(b), "residual GEMMs: graph vs eager");
+      MapSink sink;
+      expect_same(on, fused->forward(b, &sink), "residual GEMMs: graph vs dump path");
+      const auto first = timed->forward(b);  // eager timing run, then capture
+      expect_same(first, timed->forward(b), "timed residual GEMMs: first run vs replay");
+      compare_request(*fused, *cpu, b, st, "residual GEMMs " + what, bounds);
+      compare_request(*timed, *cpu, b, st, "timed residual GEMMs " + what, bounds);
+    }
+    std::printf("residual GEMM parity (tiny, %s):\n%s", precision.c_str(), report(st).c_str());
+    EXPECT_TRUE(st.all_ok);
+  }
 }
 
 // GEMM tuning (by default from 4096 rows; here for every GEMM): algorithms are timed on a bucket's

@@ -487,6 +487,41 @@ TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
   }
 }
 
+// The residual GEMM (Gemm::run_residual): x += in . W^T in fp32, in place — once, also when the
+// shape is timed on first use (the candidates write to the scratch, never into x), and again on a
+// second call.
+TYPED_TEST(CudaKernelsTyped, GemmResidualAddsTheProductIntoX) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(23);
+  Dev<uint8_t> ws(kGemmWorkspace);
+  Gemm plain(ws.get(), kGemmWorkspace), timed(ws.get(), kGemmWorkspace, 1);  // timed: every shape
+  for (auto [m, n, k] : {std::tuple{37, 384, 128}, std::tuple{1, 1024, 1024}, std::tuple{513, 1024, 2624}}) {
+    SCOPED_TRACE(testing::Message() << "M=" << m << " N=" << n << " K=" << k);
+    const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
+    const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.02f));
+    const auto x0 = randn(rng, static_cast<size_t>(m) * n);
+    std::vector<float> prod(static_cast<size_t>(m) * n), once(prod.size()), twice(prod.size());
+    cpu::linear(a.data(), m, k, w.data(), nullptr, n, prod.data());
+    for (size_t i = 0; i < prod.size(); ++i) {
+      once[i] = x0[i] + prod[i];
+      twice[i] = once[i] + prod[i];
+    }
+    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w));
+    for (Gemm* g : {&plain, &timed}) {
+      Dev<float> dx(x0), scratch(static_cast<size_t>(m) * n);
+      g->run_residual(da.get(), dw.get(), dx.get(), scratch.get(), m, n, k, nullptr);
+      const auto got = dx.down();
+      expect_close(got, once, g == &plain ? "residual gemm" : "residual gemm, timed");
+      // The product itself, against the fp32 reference (x0 would hide an error in it).
+      std::vector<float> added(got.size());
+      for (size_t i = 0; i < got.size(); ++i) added[i] = got[i] - x0[i];
+      expect_close(added, prod, "residual gemm: the product added");
+      g->run_residual(da.get(), dw.get(), dx.get(), scratch.get(), m, n, k, nullptr);
+      expect_close(dx.down(), twice, "residual gemm, second call");
+    }
+  }
+}
+
 // The MLP input GEMM with GeGLU fused (sm_90): against the fp32 reference rounded as the unfused
 // path rounds, against the unfused path (cuBLASLt + geglu_kernel: another summation order, so
 // close, not equal), deterministic; row tails (M not a multiple of 128) leave the rows past M alone.

@@ -50,6 +50,11 @@ constexpr int32_t kMlpOutSplits = 2;
 // (docs/benchmarks/cuda.md item 26): 16x512 -0.22 ms, 64x48 and 6x512 (3,072 tokens) -0.18 / -0.20,
 // 64x32 (2,048) +-0, 4x464 (bucket 1,920) +0.00...+0.04 when fused, hence 2048.
 constexpr int32_t kGegluGemmFromRows = 2048;
+// Buckets of at least this many tokens add the attention- and MLP-output GEMMs into the fp32
+// residual stream in the GEMM's epilogue (Gemm::run_residual), so the add+LN after them only
+// reads x: LAYA_CUDA_RESIDUAL_GEMM_FROM overrides it (0: never). Measured on the H200
+// (docs/benchmarks/cuda.md item 28): 16x512 -0.24 ms, 8x512 -0.06; 64x48 +0.06 and nothing below.
+constexpr int32_t kResidualGemmFromRows = 4096;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
@@ -174,6 +179,7 @@ class CudaBackendImpl final : public CudaEngine {
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
+  int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -252,6 +258,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   partials_max_rows_ = dims_.inter % (kMlpOutSplits * 8) == 0
                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_PARTIALS_MAX_M", kPartialsMaxRows), 0, 1024)
                            : 0;
+  // The residual GEMMs' timed candidates write to ws_.up, which must hold [T, d] floats.
+  residual_from_ = up_cols >= 2 * d ? std::max(0, env_int("LAYA_CUDA_RESIDUAL_GEMM_FROM", kResidualGemmFromRows)) : 0;
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", kGegluGemmFromRows))
                         : 0;
@@ -326,11 +334,13 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows, skinny GEMM {}, GeGLU fused into the MLP-in GEMM {}",
+      "MLP-out partials up to {} rows, skinny GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
+      "output GEMMs {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
-      geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"));
+      geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
+      residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"));
   try {
     warm(options.warmup_shapes);
   } catch (...) {
@@ -516,10 +526,18 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       launch_rope(rp, s);
     }
     launch_attention(ap, s);
-    linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
+    // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
+    // (or split-K partials) that the add+LN after them adds.
+    const bool residual = residual_from_ > 0 && T >= residual_from_;
+    float* scratch = reinterpret_cast<float*>(ws_.up);  // free here: holds no live data
     AddLnParams<Elem> a;
     a.x = ws_.x;
-    a.add = proj_;
+    if (residual) {
+      gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
+    } else {
+      linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
+      a.add = proj_;
+    }
     a.weight = lw.mlp_norm;
     a.y = y_;
     a.tokens = T;
@@ -531,7 +549,9 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
     a2.x = ws_.x;
-    if (T <= partials_max_rows_ && T > skinny_max_m_) {
+    if (residual) {
+      gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
+    } else if (T <= partials_max_rows_ && T > skinny_max_m_) {
       gemm_->run_partials(g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, kMlpOutSplits, s);
       a2.add_parts = ws_.parts;
       a2.parts = kMlpOutSplits;

@@ -129,13 +129,15 @@ int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int f
   cudaEvent_t start = nullptr, stop = nullptr;
   LAYA_CUDA_CHECK(cudaEventCreate(&start));
   LAYA_CUDA_CHECK(cudaEventCreate(&stop));
-  const float alpha = 1.f, beta = 0.f;
+  // An accumulating call reads its output as C: the candidates write to the scratch instead.
+  void* timed_out = a.accumulate ? static_cast<void*>(a.scratch) : a.out;
+  const float alpha = 1.f, beta = a.accumulate ? 1.f : 0.f;
   int best = 0;
   float best_ms = 1e30f;
   for (int i = 0; i < std::min(found, kTimed); ++i) {
     if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
     auto once = [&] {
-      return cublasLtMatmul(handle_, p.op, &alpha, a.w, p.la, a.in, p.lb, &beta, a.out, p.lc, a.out, p.lc,
+      return cublasLtMatmul(handle_, p.op, &alpha, a.w, p.la, a.in, p.lb, &beta, a.out, p.lc, timed_out, p.lc,
                             &results[i].algo, workspace_, workspace_bytes_, stream);
     };
     bool ok = true;
@@ -162,6 +164,8 @@ void Gemm::run_call(const Call& a, cudaStream_t stream) {
   LAYA_REQUIRE(a.splits == 1 || (a.splits > 1 && a.k % a.splits == 0 && (a.k / a.splits) % 8 == 0 && !a.bias),
                ErrorKind::internal, "gemm: K={} cannot be split in {} partials (multiples of 8, no bias)", a.k,
                a.splits);
+  LAYA_REQUIRE(!a.accumulate || (a.scratch && a.splits == 1 && !a.bias && a.out_type == CUDA_R_32F),
+               ErrorKind::internal, "gemm: a residual GEMM needs fp32 output, a scratch buffer and no bias/split");
   if (a.m == 0) return;
   const int epi = a.bias == nullptr ? CUBLASLT_EPILOGUE_DEFAULT
                                     : (a.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS);
@@ -169,7 +173,7 @@ void Gemm::run_call(const Call& a, cudaStream_t stream) {
   if (a.bias != nullptr)
     LAYA_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a.bias, sizeof(a.bias)));
-  const float alpha = 1.f, beta = 0.f;
+  const float alpha = 1.f, beta = a.accumulate ? 1.f : 0.f;
   LAYA_CUBLAS_CHECK(cublasLtMatmul(handle_, p.op, &alpha, a.w, p.la, a.in, p.lb, &beta, a.out, p.lc, a.out, p.lc,
                                    &p.algo, workspace_, workspace_bytes_, stream));
 }

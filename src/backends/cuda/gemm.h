@@ -1,8 +1,8 @@
 // 16-bit GEMMs through cuBLASLt (T = __nv_bfloat16 or __half, the precision mode's type):
 // out[M,N] = act(in[M,K] . W[N,K]^T + bias[N]), fp32 accumulation, one rounding of
-// (accumulator + bias) to T — the autocast addmm semantics. ReLU commutes with that
-// rounding, so its epilogue is exact; GELU is NOT fused (cuBLASLt's epilogue is the tanh form), it
-// runs as a separate kernel on the rounded value.
+// (accumulator + bias) to T — the autocast addmm semantics (run_partials and run_residual keep
+// fp32). ReLU commutes with that rounding, so its epilogue is exact; GELU is NOT fused (cuBLASLt's
+// epilogue is the tanh form), it runs as a separate kernel on the rounded value.
 //
 // The algorithm for each (M, N, K, epilogue) is chosen once and then reused, so the same shape
 // always runs the same kernel: eager, captured and replayed forwards are bitwise identical. The
@@ -61,6 +61,21 @@ class Gemm {
     const cudaDataType_t t = std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
     run_call({in, w, nullptr, out, m, n, k, false, t, CUDA_R_32F, splits}, stream);
   }
+  // The residual add in the GEMM's epilogue: x[m, n] += in[m, k] . W[n, k]^T in fp32, in place
+  // (cuBLASLt beta = 1, fp32 C = D = x). The product is added unrounded — the fp32 sum the
+  // reference computes, where the unfused path first rounds the GEMM output to T. `scratch`
+  // (m x n floats) receives the candidates' outputs when the shape is timed, so x is only
+  // written by the real call.
+  template <class T>
+  void run_residual(const T* in, const T* w, float* x, float* scratch, int32_t m, int32_t n, int32_t k,
+                    cudaStream_t stream) {
+    static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>);
+    const cudaDataType_t t = std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+    Call c{in, w, nullptr, x, m, n, k, false, t, CUDA_R_32F, 1};
+    c.accumulate = true;
+    c.scratch = scratch;
+    run_call(c, stream);
+  }
   // Whether a GEMM of `m` rows is timed on its first use.
   bool tunes(int32_t m) const { return m >= tune_from_m_; }
   static std::string version();
@@ -72,7 +87,9 @@ class Gemm {
     int32_t m, n, k;
     bool relu;
     cudaDataType_t type, out_type;
-    int32_t splits;  // > 1: run_partials
+    int32_t splits;            // > 1: run_partials
+    bool accumulate = false;   // run_residual: out += product (beta = 1)
+    float* scratch = nullptr;  // run_residual: where timed candidates write
   };
   struct Plan {
     cublasLtMatmulDesc_t op = nullptr;
