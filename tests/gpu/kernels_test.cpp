@@ -402,6 +402,34 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormGatherAndTypeMatchReference) {
   EXPECT_TRUE(dd.finite && dd.nrms < 1e-5) << dd.nrms;
   expect_close(from16(dy.down()), ref, "add_ln y");
 
+  // The encoder's forms (no LayerNorm bias): the GEMM output added, or x alone (the residual GEMMs
+  // added it already); from 1536 rows through the lean kernel (launch_add_ln), below through this one.
+  for (const int32_t rows : {19, 1539}) {
+    const auto xr = randn(rng, static_cast<size_t>(rows) * d, 3.f);
+    const auto ar = round16<TypeParam>(randn(rng, xr.size()));
+    Dev<TypeParam> dar(to16<TypeParam>(ar));
+    std::vector<float> added(xr.size());
+    for (size_t i = 0; i < xr.size(); ++i) added[i] = xr[i] + ar[i];
+    for (const bool with_add : {true, false}) {
+      SCOPED_TRACE(testing::Message() << rows << " rows, " << (with_add ? "add" : "x alone"));
+      Dev<float> dx2(xr);
+      Dev<TypeParam> dy3(xr.size());
+      AddLnParams<TypeParam> q;
+      q.x = dx2.get();
+      q.add = with_add ? dar.get() : nullptr;
+      q.weight = dw.get();
+      q.y = dy3.get();
+      q.tokens = rows;
+      q.d = d;
+      launch_add_ln(q, nullptr);
+      const std::vector<float>& in = with_add ? added : xr;
+      std::vector<float> r(xr.size());
+      cpu::layer_norm(in.data(), rows, d, w.data(), nullptr, 1e-5f, r.data());
+      EXPECT_EQ(dx2.down(), in);
+      expect_close(from16(dy3.down()), r, "add_ln without bias");
+    }
+  }
+
   // gather + LN at marker rows
   const std::vector<int32_t> marks{0, 5, 18, 5};
   Dev<int32_t> dm(marks);

@@ -10,6 +10,9 @@ namespace {
 
 constexpr int kMaxPairs = 16;  // d <= 1024: 16 pairs per lane
 constexpr int kRowsPerBlock = 4;
+// Buckets of at least this many tokens run the encoder's add+LN (no LayerNorm bias, no partials)
+// through add_ln_lean_kernel. Measured on the H200 (docs/benchmarks/cuda.md item 29).
+constexpr int32_t kLeanAddLnFromRows = 1536;
 
 // The lane's share of a LayerNorm's weight and optional bias, loaded when a kernel starts so the
 // loads overlap the row's loads and reductions instead of following them.
@@ -113,6 +116,19 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
   store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
 }
 
+// v += float(add row), pair by pair (the lane's pairs of one row).
+template <class T>
+__device__ __forceinline__ void add_row16(float (&v)[2 * kMaxPairs], const T* a, int np, int lane) {
+  using Pair = typename dev::Half16<T>::Pair;
+#pragma unroll
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np) {
+      const float2 f = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(a + 2 * lane + 64 * j));
+      v[2 * j] = __fadd_rn(v[2 * j], f.x);
+      v[2 * j + 1] = __fadd_rn(v[2 * j + 1], f.y);
+    }
+}
+
 template <class T>
 __global__ void add_ln_kernel(AddLnParams<T> p) {
   dev::pdl_prologue();
@@ -126,15 +142,7 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
   float v[2 * kMaxPairs];
   load_f32(x, v, np, lane);
   if (p.add != nullptr) {
-    using Pair = typename dev::Half16<T>::Pair;
-    const T* a = p.add + static_cast<size_t>(row) * p.d;
-#pragma unroll
-    for (int j = 0; j < kMaxPairs; ++j)
-      if (j < np) {
-        const float2 f = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(a + 2 * lane + 64 * j));
-        v[2 * j] = __fadd_rn(v[2 * j], f.x);
-        v[2 * j + 1] = __fadd_rn(v[2 * j + 1], f.y);
-      }
+    add_row16(v, p.add + static_cast<size_t>(row) * p.d, np, lane);
     store_f32(x, v, np, lane);
   } else if (p.add_parts != nullptr) {
     // Each part's loads for the whole row are issued together (one memory round trip per part,
@@ -156,6 +164,32 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
     store_f32(x, v, np, lane);
   }
   if (p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
+  if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
+  if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
+}
+
+// The same for the encoder's form in large buckets: a LayerNorm weight, no bias, no partials (the
+// caller's choice, see launch_add_ln), computed exactly as add_ln_kernel does. Without the bias and
+// partial-sum state it holds 90 registers instead of 179, so five blocks of 4 rows fit on an SM
+// instead of two: large buckets are bandwidth-bound and need the rows in flight, small ones are
+// latency-bound and were measured slower with it (item 29).
+template <class T>
+__global__ void add_ln_lean_kernel(AddLnParams<T> p) {
+  dev::pdl_prologue();
+  const int lane = threadIdx.x & 31;
+  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
+  if (row >= p.tokens) return;
+  const int np = p.d / 64;
+  Affine af;
+  load_affine(af, p.weight, nullptr, np, lane);
+  float* x = p.x + static_cast<size_t>(row) * p.d;
+  float v[2 * kMaxPairs];
+  load_f32(x, v, np, lane);
+  if (p.add != nullptr) {
+    add_row16(v, p.add + static_cast<size_t>(row) * p.d, np, lane);
+    store_f32(x, v, np, lane);
+  }
+  ln_inplace(v, np, p.d, af, p.eps);
   if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
   if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
 }
@@ -230,7 +264,9 @@ void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
                    (p.add == nullptr || p.add_parts == nullptr) && (p.add_parts == nullptr || p.parts >= 1),
                ErrorKind::internal, "add_ln: bad parameters");
   if (p.tokens == 0) return;
-  launch_kernel(add_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
+  const bool lean = p.tokens >= kLeanAddLnFromRows && p.weight != nullptr && p.bias == nullptr && p.add_parts == nullptr;
+  launch_kernel(lean ? add_ln_lean_kernel<T> : add_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true,
+                p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
