@@ -403,7 +403,7 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormGatherAndTypeMatchReference) {
   expect_close(from16(dy.down()), ref, "add_ln y");
 
   // The encoder's forms (no LayerNorm bias): the GEMM output added, or x alone (the residual GEMMs
-  // added it already); from 1536 rows through the lean kernel (launch_add_ln), below through this one.
+  // added it already); from 1536 rows through the lean instance of the kernel (launch_add_ln).
   for (const int32_t rows : {19, 1539}) {
     const auto xr = randn(rng, static_cast<size_t>(rows) * d, 3.f);
     const auto ar = round16<TypeParam>(randn(rng, xr.size()));

@@ -11,7 +11,7 @@ namespace {
 constexpr int kMaxPairs = 16;  // d <= 1024: 16 pairs per lane
 constexpr int kRowsPerBlock = 4;
 // Buckets of at least this many tokens run the encoder's add+LN (no LayerNorm bias, no partials)
-// through add_ln_lean_kernel. Measured on the H200 (docs/benchmarks/cuda.md item 29).
+// through the lean instance of add_ln_kernel. Measured on the H200 (docs/benchmarks/cuda.md item 29).
 constexpr int32_t kLeanAddLnFromRows = 1536;
 
 // The lane's share of a LayerNorm's weight and optional bias, loaded when a kernel starts so the
@@ -116,20 +116,12 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
   store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
 }
 
-// v += float(add row), pair by pair (the lane's pairs of one row).
-template <class T>
-__device__ __forceinline__ void add_row16(float (&v)[2 * kMaxPairs], const T* a, int np, int lane) {
-  using Pair = typename dev::Half16<T>::Pair;
-#pragma unroll
-  for (int j = 0; j < kMaxPairs; ++j)
-    if (j < np) {
-      const float2 f = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(a + 2 * lane + 64 * j));
-      v[2 * j] = __fadd_rn(v[2 * j], f.x);
-      v[2 * j + 1] = __fadd_rn(v[2 * j + 1], f.y);
-    }
-}
-
-template <class T>
+// kLean: the encoder's form only — a LayerNorm weight, no bias, no partials (the caller's choice,
+// see launch_add_ln), the same arithmetic. Without the bias and partial-sum state it holds 90 registers
+// instead of 179, so five blocks of 4 rows fit on an SM instead of two: large buckets are
+// bandwidth-bound and need the rows in flight; small ones are latency-bound and were measured
+// slower with it (item 29).
+template <class T, bool kLean>
 __global__ void add_ln_kernel(AddLnParams<T> p) {
   dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
@@ -137,14 +129,22 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
   if (row >= p.tokens) return;
   const int np = p.d / 64;
   Affine af;
-  if (p.weight != nullptr) load_affine(af, p.weight, p.bias, np, lane);
+  if (kLean || p.weight != nullptr) load_affine(af, p.weight, kLean ? nullptr : p.bias, np, lane);
   float* x = p.x + static_cast<size_t>(row) * p.d;
   float v[2 * kMaxPairs];
   load_f32(x, v, np, lane);
   if (p.add != nullptr) {
-    add_row16(v, p.add + static_cast<size_t>(row) * p.d, np, lane);
+    using Pair = typename dev::Half16<T>::Pair;
+    const T* a = p.add + static_cast<size_t>(row) * p.d;
+#pragma unroll
+    for (int j = 0; j < kMaxPairs; ++j)
+      if (j < np) {
+        const float2 f = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(a + 2 * lane + 64 * j));
+        v[2 * j] = __fadd_rn(v[2 * j], f.x);
+        v[2 * j + 1] = __fadd_rn(v[2 * j + 1], f.y);
+      }
     store_f32(x, v, np, lane);
-  } else if (p.add_parts != nullptr) {
+  } else if (!kLean && p.add_parts != nullptr) {
     // Each part's loads for the whole row are issued together (one memory round trip per part,
     // not one per pair), then added in part order.
     const size_t part = static_cast<size_t>(p.tokens) * p.d;
@@ -163,33 +163,7 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
       if (j < 2 * np) v[j] = __fadd_rn(v[j], dev::round16<T>(sum[j]));
     store_f32(x, v, np, lane);
   }
-  if (p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
-  if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
-  if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
-}
-
-// The same for the encoder's form in large buckets: a LayerNorm weight, no bias, no partials (the
-// caller's choice, see launch_add_ln), computed exactly as add_ln_kernel does. Without the bias and
-// partial-sum state it holds 90 registers instead of 179, so five blocks of 4 rows fit on an SM
-// instead of two: large buckets are bandwidth-bound and need the rows in flight, small ones are
-// latency-bound and were measured slower with it (item 29).
-template <class T>
-__global__ void add_ln_lean_kernel(AddLnParams<T> p) {
-  dev::pdl_prologue();
-  const int lane = threadIdx.x & 31;
-  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
-  if (row >= p.tokens) return;
-  const int np = p.d / 64;
-  Affine af;
-  load_affine(af, p.weight, nullptr, np, lane);
-  float* x = p.x + static_cast<size_t>(row) * p.d;
-  float v[2 * kMaxPairs];
-  load_f32(x, v, np, lane);
-  if (p.add != nullptr) {
-    add_row16(v, p.add + static_cast<size_t>(row) * p.d, np, lane);
-    store_f32(x, v, np, lane);
-  }
-  ln_inplace(v, np, p.d, af, p.eps);
+  if (kLean || p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
   if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
   if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
 }
@@ -264,9 +238,10 @@ void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
                    (p.add == nullptr || p.add_parts == nullptr) && (p.add_parts == nullptr || p.parts >= 1),
                ErrorKind::internal, "add_ln: bad parameters");
   if (p.tokens == 0) return;
-  const bool lean = p.tokens >= kLeanAddLnFromRows && p.weight != nullptr && p.bias == nullptr && p.add_parts == nullptr;
-  launch_kernel(lean ? add_ln_lean_kernel<T> : add_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true,
-                p);
+  const bool lean =
+      p.tokens >= kLeanAddLnFromRows && p.weight != nullptr && p.bias == nullptr && p.add_parts == nullptr;
+  launch_kernel(lean ? add_ln_kernel<T, true> : add_ln_kernel<T, false>, grid_for(p.tokens), 32 * kRowsPerBlock,
+                stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
