@@ -19,6 +19,7 @@
 #include <fstream>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cuda/attention.cuh"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/geglu_gemm.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
@@ -406,6 +407,36 @@ TEST(CudaEngine, FusedGegluPathMatchesCpuAndUnfusedPaths) {
                 on.logits == off.logits && on.act_logits == off.act_logits ? "bitwise equal to" : "differ from");
   }
   std::printf("fused GeGLU parity (tiny):\n%s", report(st).c_str());
+  EXPECT_TRUE(st.all_ok);
+}
+
+// Attention's products on mma.sync instead of wgmma (the path of GPUs before Hopper; on sm_90a the
+// engine takes wgmma for every bucket by default): both close to the CPU engine and to each other,
+// graph and eager bitwise identical in each.
+TEST(CudaEngine, MmaSyncAndWgmmaAttentionPathsMatchCpu) {
+  LAYA_REQUIRE_GPU();
+  if (!attention_wgmma_supported()) GTEST_SKIP() << "wgmma attention needs sm_90a: the engine runs mma.sync already";
+  const char* var = "LAYA_CUDA_ATTN_WGMMA_FROM";
+  auto mma = engine_with_env(var, "0"), mma_eager = engine_with_env(var, "0", "eager");
+  auto wg = engine_with_env(var, "1"), wg_eager = engine_with_env(var, "1", "eager");
+  engine::BackendOptions co;
+  co.backend = "cpu";
+  auto cpu = cpu::make_cpu_backend(tiny(), co);
+  ParityStats st;
+  uint32_t seed = 160;
+  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{
+           {1, 1, 1}, {1, 48, 48}, {4, 10, 16}, {3, 40, 60}, {2, 120, 128}, {16, 100, 128}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
+    compare_request(*mma, *cpu, b, st, "mma.sync " + what);
+    compare_request(*wg, *cpu, b, st, "wgmma " + what);
+    const auto a = mma->forward(b), w = wg->forward(b);
+    const auto d = test::compare(a.logits, w.logits);
+    EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": mma.sync vs wgmma logits nRMS " << d.nrms;
+    expect_same(a, mma_eager->forward(b), "mma.sync graph vs eager");
+    expect_same(w, wg_eager->forward(b), "wgmma graph vs eager");
+  }
+  std::printf("attention mma.sync / wgmma parity (tiny):\n%s", report(st).c_str());
   EXPECT_TRUE(st.all_ok);
 }
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -144,9 +145,9 @@ AttentionParams<E> attention_params(const E* qkv, const Dev<int32_t>& offs, cons
 
 template <class E>
 void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed, bool simt,
-                            int32_t tile, int32_t key_split = 1) {
-  SCOPED_TRACE(::testing::Message() << "query tile " << tile << (simt ? " simt" : " mma") << " key split "
-                                    << key_split);
+                            int32_t tile, int32_t key_split = 1, bool wgmma = false) {
+  SCOPED_TRACE(::testing::Message() << "query tile " << tile << (simt ? " simt" : wgmma ? " wgmma" : " mma")
+                                    << " key split " << key_split);
   std::mt19937 rng(seed);
   std::vector<int32_t> offs, tiles;
   tiles_for(lens, offs, tiles, tile);
@@ -161,6 +162,7 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   p.simt = simt;
   p.query_tile = tile;
   p.key_split = key_split;
+  p.wgmma = wgmma;
   launch_attention(p, nullptr);
   const auto got = from16(dout.down());
   std::vector<float> ref(static_cast<size_t>(T) * d);
@@ -176,7 +178,7 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   c.heads = heads;
   c.window_half = window;
   cpu::attention(c);
-  expect_close(got, ref, simt ? "attention (simt)" : "attention (mma)");
+  expect_close(got, ref, simt ? "attention (simt)" : wgmma ? "attention (wgmma)" : "attention (mma)");
 }
 
 template <class E>
@@ -186,6 +188,21 @@ void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t
     run_attention_case_one<E>(lens, heads, window, seed, true, tile);
   }
   for (int32_t split : {2, 4}) run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTile, split);
+  if (attention_wgmma_supported()) {  // sm_90a (AttentionWgmmaFormRunsOnHopper checks that it is there)
+    for (int32_t split : {1, 2, 4}) run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTile, split, true);
+    run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTileLarge, 1, true);
+  }
+}
+
+// The wgmma form must be selectable wherever its kernels were built for the GPU (compute
+// capability 9.x), so that the cases above never drop it silently on a Hopper machine.
+TEST(CudaKernels, AttentionWgmmaFormRunsOnHopper) {
+  LAYA_REQUIRE_GPU();
+  int dev = 0, major = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
+  if (major != 9) GTEST_SKIP() << "compute capability " << major << ".x: the wgmma attention form is sm_90a only";
+  EXPECT_TRUE(attention_wgmma_supported());
 }
 
 TYPED_TEST(CudaKernelsTyped, AttentionGlobalVarlen) {
@@ -206,11 +223,16 @@ TYPED_TEST(CudaKernelsTyped, AttentionZeroRowWritesZerosAndLeavesOtherRowsAlone)
   const int32_t T = offs.back();
   Dev<TypeParam> dq(to16<TypeParam>(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f)));
   Dev<int32_t> doffs(offs), dtiles(tiles);
-  for (const auto& [simt, split] : {std::pair{true, 1}, std::pair{false, 1}, std::pair{false, 2}, std::pair{false, 4}}) {
-    SCOPED_TRACE(::testing::Message() << (simt ? "simt" : "mma") << " key split " << split);
+  std::vector<std::tuple<bool, int32_t, bool>> forms = {{true, 1, false}, {false, 1, false}, {false, 2, false},
+                                                        {false, 4, false}};
+  if (attention_wgmma_supported())
+    for (int32_t split : {1, 2, 4}) forms.emplace_back(false, split, true);
+  for (const auto& [simt, split, wgmma] : forms) {
+    SCOPED_TRACE(::testing::Message() << (simt ? "simt" : wgmma ? "wgmma" : "mma") << " key split " << split);
     AttentionParams<TypeParam> p = attention_params<TypeParam>(dq.get(), doffs, dtiles, tiles.size(), heads);
     p.simt = simt;
     p.key_split = split;
+    p.wgmma = wgmma;
     Dev<TypeParam> plain(static_cast<size_t>(T) * d), zeroed(static_cast<size_t>(T) * d);
     p.out = plain.get();
     launch_attention(p, nullptr);
@@ -243,9 +265,14 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
   std::mt19937 rng(31);
   const int32_t heads = 4, d = heads * 64, table_len = 300;
   const std::vector<int32_t> lens{1, 65, 0, 300, 130};
-  for (auto [tile, split] : {std::pair{kAttnTile, 1}, std::pair{kAttnTileLarge, 1}, std::pair{kAttnTile, 2},
-                             std::pair{kAttnTile, 4}}) {
-  SCOPED_TRACE(::testing::Message() << "query tile " << tile << " key split " << split);
+  std::vector<std::tuple<int32_t, int32_t, bool>> forms = {
+      {kAttnTile, 1, false}, {kAttnTileLarge, 1, false}, {kAttnTile, 2, false}, {kAttnTile, 4, false}};
+  if (attention_wgmma_supported())
+    for (auto [tile, split] : {std::pair{kAttnTile, 1}, std::pair{kAttnTile, 2}, std::pair{kAttnTile, 4},
+                               std::pair{kAttnTileLarge, 1}})
+      forms.emplace_back(tile, split, true);
+  for (auto [tile, split, wgmma] : forms) {
+  SCOPED_TRACE(::testing::Message() << "query tile " << tile << " key split " << split << (wgmma ? " wgmma" : ""));
   std::vector<int32_t> offs, tiles, pos;
   tiles_for(lens, offs, tiles, tile);
   for (int32_t l : lens)
@@ -267,6 +294,7 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
     p.window = window;
     p.query_tile = tile;
     p.key_split = split;
+    p.wgmma = wgmma;
     p.out = o1.get();
     p.rope_cos = dc.get();
     p.rope_sin = ds.get();

@@ -8,6 +8,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/half16.cuh"
 #include "backends/cuda/mma.cuh"
+#include "backends/cuda/wgmma.cuh"
 
 namespace laya::cuda {
 
@@ -136,11 +137,12 @@ using dev::cp_async_wait;
 using dev::ldmatrix_x4;
 using dev::ldmatrix_x4_trans;
 
-// Loads dims [c*8, c*8+8) and [32+c*8, 32+c*8+8) of one q or k row (c < 4) into smem row `dst`,
-// rotated when cos != nullptr exactly like rope_kernel: T(x1*c - x2*s), T(x2*c + x1*s).
+// Loads dims [c*8, c*8+8) and [32+c*8, 32+c*8+8) of one q or k row (c < 4) into shared memory at
+// dst_lo and dst_hi, rotated when cos != nullptr exactly like rope_kernel: T(x1*c - x2*s),
+// T(x2*c + x1*s).
 template <class T>
-__device__ __forceinline__ void load_pair(T* dst, const T* src, int c, bool valid, int pos, const float* cos_t,
-                                          const float* sin_t) {
+__device__ __forceinline__ void load_pair(T* dst_lo, T* dst_hi, const T* src, int c, bool valid, int pos,
+                                          const float* cos_t, const float* sin_t) {
   using H = dev::Half16<T>;
   uint4 lo = make_uint4(0, 0, 0, 0), hi = make_uint4(0, 0, 0, 0);
   if (valid) {
@@ -162,8 +164,8 @@ __device__ __forceinline__ void load_pair(T* dst, const T* src, int c, bool vali
       }
     }
   }
-  *reinterpret_cast<uint4*>(dst + c * 8) = lo;
-  *reinterpret_cast<uint4*>(dst + 32 + c * 8) = hi;
+  *reinterpret_cast<uint4*>(dst_lo) = lo;
+  *reinterpret_cast<uint4*>(dst_hi) = hi;
 }
 
 // kRopeK: K is rotated while it is loaded (through registers; small batches, where each K tile is
@@ -184,24 +186,43 @@ constexpr float kLog2e = 1.4426950408889634f;
 // double buffers, own named barrier), and group 0 merges the partial softmax states in group
 // order at the end. For grids too small to fill the GPU, where each block would otherwise walk
 // every key tile alone.
-// Shared memory is dynamic: q tile, then per group 2 K and 2 V tiles (the merge reuses them).
-template <int kWarps, int kSplit>
-constexpr size_t attention_smem_bytes() {
-  return static_cast<size_t>(16 * kWarps + 4 * 64 * kSplit) * kStride * 2;  // 16-bit elements
+// kWg (sm_90a, AttentionParams::wgmma; exp2 form): the two products of a key tile are warpgroup
+// MMAs (wgmma m64n64k16; each group of 4 warps is one warpgroup) instead of 64 mma.sync and 32
+// ldmatrix per warp: q . K^T with both operands by descriptor, P . V with P from registers. The q,
+// K and V tiles are then stored with the 128-byte swizzle wgmma reads (rows of 64 elements, chunk c
+// of row j at chunk c ^ (j % 8)) instead of padded rows, and made visible to wgmma's async proxy
+// after each load; the softmax between the products is the same.
+// Shared memory is dynamic: per group 2 K and 2 V tiles (the merge reuses them), then the q tile.
+template <bool kWg>
+constexpr int row_elems() {  // a shared-memory row of a q, K or V tile
+  return kWg ? 64 : kStride;
+}
+template <int kWarps, int kSplit, bool kWg>
+constexpr size_t attention_smem_bytes() {  // 16-bit elements, + alignment slack for the swizzle
+  return static_cast<size_t>((4 * 64 * kSplit + 16 * kWarps) * row_elems<kWg>()) * 2 + (kWg ? 1024 : 0);
+}
+// Element offset of the 16-byte chunk c (8 elements) of row j in a q, K or V tile.
+template <bool kWg>
+__device__ __forceinline__ int tile_at(int j, int c) {
+  return kWg ? j * 64 + ((c ^ (j & 7)) << 3) : j * kStride + (c << 3);
 }
 
-template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit>
+template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit, bool kWg>
 __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / kSplit)
     attention_mma_kernel(AttentionParams<T> p) {
   static_assert(kSplit == 1 || (kExp2 && kWarps == 4), "key split: exp2 form, 64-query tiles");
+  static_assert(!kWg || kExp2, "wgmma: exp2 form");
   using Pair = typename dev::Half16<T>::Pair;
   constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps, kBlockThreads = kThreads * kSplit;
+  constexpr int kTile = 64 * row_elems<kWg>();
   dev::pdl_prologue();
   extern __shared__ __align__(16) unsigned char attn_smem[];
-  T* qs = reinterpret_cast<T*>(attn_smem);
+  T* kv = reinterpret_cast<T*>(kWg ? (reinterpret_cast<uintptr_t>(attn_smem) + 1023) & ~uintptr_t{1023}
+                                   : reinterpret_cast<uintptr_t>(attn_smem));
+  T* qs = kv + 4 * kSplit * kTile;
   const int grp = kSplit == 1 ? 0 : static_cast<int>(threadIdx.x) / kThreads;  // key group
-  auto ks = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride + grp * 4 * 64 * kStride);
-  auto vs = reinterpret_cast<T(*)[64 * kStride]>(qs + kBQ * kStride + grp * 4 * 64 * kStride + 2 * 64 * kStride);
+  auto ks = reinterpret_cast<T(*)[kTile]>(kv + grp * 4 * kTile);
+  auto vs = reinterpret_cast<T(*)[kTile]>(kv + grp * 4 * kTile + 2 * kTile);
   // The group's barrier: the whole block without a split, else named barrier 1 + grp.
   auto group_sync = [grp] {
     if constexpr (kSplit == 1)
@@ -256,8 +277,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
       const int t = kb + j;
       const bool ok = t < hi;
       const T* src = p.qkv + static_cast<size_t>(ok ? t : lo) * ld + c8;
-      if constexpr (!kRopeK) cp_async16(&ks[buf][j * kStride + c8], src + koff, ok);
-      cp_async16(&vs[buf][j * kStride + c8], src + voff, ok);
+      if constexpr (!kRopeK) cp_async16(&ks[buf][tile_at<kWg>(j, c8 >> 3)], src + koff, ok);
+      cp_async16(&vs[buf][tile_at<kWg>(j, c8 >> 3)], src + voff, ok);
     }
     if constexpr (kRopeK) {
       // Unrolled (a fixed count per thread), so every thread's loads are in flight at once
@@ -267,7 +288,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
         const int i = tid + r * kThreads;
         const int j = i >> 2, c = i & 3;
         const int t = kb + j;
-        load_pair(&ks[buf][j * kStride], p.qkv + t * ld + koff, c, t < hi, min(t - rs, tmax), p.rope_cos, p.rope_sin);
+        load_pair(&ks[buf][tile_at<kWg>(j, c)], &ks[buf][tile_at<kWg>(j, 4 + c)], p.qkv + t * ld + koff, c, t < hi,
+                  min(t - rs, tmax), p.rope_cos, p.rope_sin);
       }
     }
     cp_async_commit();
@@ -280,7 +302,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
     if (kBQ * 4 % kBlockThreads != 0 && i >= kBQ * 4) break;
     const int r = i >> 2, c = i & 3;
     const int t = q0 + r;
-    load_pair(&qs[r * kStride], p.qkv + t * ld + qoff, c, t < re, min(t - rs, tmax), p.rope_cos, p.rope_sin);
+    load_pair(&qs[tile_at<kWg>(r, c)], &qs[tile_at<kWg>(r, 4 + c)], p.qkv + t * ld + qoff, c, t < re,
+              min(t - rs, tmax), p.rope_cos, p.rope_sin);
   }
   const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
   // The keys each of them may attend to: [key_lo, key_hi] (every key of the loop is >= lo).
@@ -291,16 +314,20 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
 #pragma unroll
   for (int n = 0; n < 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
   float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
-  uint32_t qf[4][4];
+  uint32_t qf[4][4];  // mma.sync's A fragments of q (wgmma reads q from shared memory)
+  if constexpr (kWg) dev::fence_proxy_async_smem();  // the q tile's plain stores, for wgmma
   __syncthreads();
+  if constexpr (!kWg) {
 #pragma unroll
-  for (int kk = 0; kk < 4; ++kk) {
-    const T* base = &qs[(warp * 16 + g) * kStride + kk * 16 + tig * 2];
-    qf[kk][0] = *reinterpret_cast<const uint32_t*>(base);
-    qf[kk][1] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride);
-    qf[kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
-    qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
+    for (int kk = 0; kk < 4; ++kk) {
+      const T* base = &qs[(warp * 16 + g) * kStride + kk * 16 + tig * 2];
+      qf[kk][0] = *reinterpret_cast<const uint32_t*>(base);
+      qf[kk][1] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride);
+      qf[kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
+      qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
+    }
   }
+  const T* q_wg = qs + (warp >> 2) * 64 * 64;  // this warpgroup's 64 rows of the (swizzled) q tile
   int buf = 0;
   for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
     // The buffer written here was last read in the previous iteration, which ended in a barrier.
@@ -310,23 +337,41 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
     } else {
       cp_async_wait<0>();
     }
+    // wgmma reads shared memory through the async proxy: this thread's writes to the tile (cp.async
+    // and, with kRopeK, plain stores) become visible to it only after a proxy fence.
+    if constexpr (kWg) dev::fence_proxy_async_smem();
     group_sync();
     const T* kt = ks[buf];
     const T* vtile = vs[buf];
     float s[8][4];
+    if constexpr (kWg) {
+      // S = q . K^T: both operands K-major (rows of q and of K are 64 dims); 16 dims (32 bytes) per
+      // step. scale_d 0 on the first step: s needs no zeroing.
+      dev::wgmma_fence();
 #pragma unroll
-    for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
-    // K fragments by ldmatrix: keys n*8.. and (n+1)*8.., dims kk*16.. and kk*16+8.. (the b0/b1 pairs of
-    // two 8-key tiles); each s[n] still accumulates over kk = 0..3 in order.
+      for (int kk = 0; kk < 4; ++kk)
+        dev::wgmma_m64n64k16_ss<T>(s, dev::sw128_desc(q_wg + kk * 16), dev::sw128_desc(kt + kk * 16), kk);
+      dev::wgmma_commit();
+      dev::wgmma_wait<0>();
 #pragma unroll
-    for (int n = 0; n < 8; n += 2)
+      for (int n = 0; n < 8; ++n)
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        uint32_t b[4];
-        ldmatrix_x4(b, &kt[(n * 8 + (lane & 7) + ((lane >> 4) << 3)) * kStride + kk * 16 + ((lane >> 3) & 1) * 8]);
-        dev::mma16<T>(s[n], qf[kk], b[0], b[1]);
-        dev::mma16<T>(s[n + 1], qf[kk], b[2], b[3]);
-      }
+        for (int c = 0; c < 4; ++c) dev::fence_reg(s[n][c]);
+    } else {
+#pragma unroll
+      for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+      // K fragments by ldmatrix: keys n*8.. and (n+1)*8.., dims kk*16.. and kk*16+8.. (the b0/b1 pairs
+      // of two 8-key tiles); each s[n] still accumulates over kk = 0..3 in order.
+#pragma unroll
+      for (int n = 0; n < 8; n += 2)
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          uint32_t b[4];
+          ldmatrix_x4(b, &kt[(n * 8 + (lane & 7) + ((lane >> 4) << 3)) * kStride + kk * 16 + ((lane >> 3) & 1) * 8]);
+          dev::mma16<T>(s[n], qf[kk], b[0], b[1]);
+          dev::mma16<T>(s[n + 1], qf[kk], b[2], b[3]);
+        }
+    }
     float mx_a = m_a, mx_b = m_b;
     if constexpr (kExp2) {
       // The running max is kept on raw scores (the scale is positive); each probability is then
@@ -442,16 +487,34 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
         pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
       }
     }
-    // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
+    if constexpr (kWg) {
+      // O += P . V: V is the MN-major operand (its rows are keys, the K dimension); 16 keys (two
+      // 1024-byte swizzle atoms) per step. Done before the barrier that lets the tile be reloaded.
 #pragma unroll
-    for (int t = 0; t < 4; ++t)
+      for (int n = 0; n < 8; ++n)
 #pragma unroll
-      for (int n = 0; n < 8; n += 2) {
-        uint32_t b[4];
-        ldmatrix_x4_trans(b, &vtile[(t * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kStride + n * 8 + (lane >> 4) * 8]);
-        dev::mma16<T>(o[n], pf[t], b[0], b[1]);
-        dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
-      }
+        for (int c = 0; c < 4; ++c) dev::fence_reg(o[n][c]);
+      dev::wgmma_fence();
+#pragma unroll
+      for (int t = 0; t < 4; ++t) dev::wgmma_m64n64k16_rs<T, true>(o, pf[t], dev::sw128_desc_mn(vtile + t * 16 * 64), 1);
+      dev::wgmma_commit();
+      dev::wgmma_wait<0>();
+#pragma unroll
+      for (int n = 0; n < 8; ++n)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) dev::fence_reg(o[n][c]);
+    } else {
+      // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+#pragma unroll
+        for (int n = 0; n < 8; n += 2) {
+          uint32_t b[4];
+          ldmatrix_x4_trans(b, &vtile[(t * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kStride + n * 8 + (lane >> 4) * 8]);
+          dev::mma16<T>(o[n], pf[t], b[0], b[1]);
+          dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
+        }
+    }
     group_sync();
   }
   l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
@@ -462,7 +525,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
     // Groups 1.. leave (max, sum, accumulators) in the K/V area, group 0 rescales each to the
     // common max and adds them in group order (exp2 form: maxima are raw scores).
     constexpr int kVals = 4 + 32;
-    float* scratch = reinterpret_cast<float*>(qs + kBQ * kStride);
+    float* scratch = reinterpret_cast<float*>(kv);
     __syncthreads();  // every group is done with its K/V tiles
     if (grp > 0) {
       float* mine = scratch + ((grp - 1) * kThreads + tid) * kVals;
@@ -514,10 +577,10 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   }
 }
 
-template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1>
+template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1, bool kWg = false>
 void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t stream) {
-  constexpr size_t smem = attention_smem_bytes<kWarps, kSplit>();
-  auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit>;
+  constexpr size_t smem = attention_smem_bytes<kWarps, kSplit, kWg>();
+  auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit, kWg>;
   if constexpr (smem > 48 * 1024) {
     // Opt in once per kernel (not a stream operation: allowed while a graph is being captured).
     static const cudaError_t opted =
@@ -527,16 +590,29 @@ void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t str
   launch_kernel_smem(kernel, grid, dim3(32 * kWarps * kSplit), smem, stream, true, p);
 }
 
+// The 64-query exp2 kernels: key split 1, 2 or 4; wgmma or mma.sync.
+template <class T, int kSplit>
+void launch_exp2_split(const AttentionParams<T>& p, dim3 grid, bool rope_k, cudaStream_t stream) {
+  if (p.wgmma)
+    rope_k ? launch_mma_variant<T, 4, true, true, kSplit, true>(p, grid, stream)
+           : launch_mma_variant<T, 4, false, true, kSplit, true>(p, grid, stream);
+  else
+    rope_k ? launch_mma_variant<T, 4, true, true, kSplit>(p, grid, stream)
+           : launch_mma_variant<T, 4, false, true, kSplit>(p, grid, stream);
+}
+
 template <class T, int kWarps>
 void launch_mma(const AttentionParams<T>& p, dim3 grid, bool exp2, cudaStream_t stream) {
   const bool rope_k = p.rope_cos != nullptr && !p.k_rotated;
   if constexpr (kWarps == 4) {
-    if (exp2 && p.key_split == 4)
-      return rope_k ? launch_mma_variant<T, 4, true, true, 4>(p, grid, stream)
-                    : launch_mma_variant<T, 4, false, true, 4>(p, grid, stream);
-    if (exp2 && p.key_split == 2)
-      return rope_k ? launch_mma_variant<T, 4, true, true, 2>(p, grid, stream)
-                    : launch_mma_variant<T, 4, false, true, 2>(p, grid, stream);
+    if (exp2 && p.key_split == 4) return launch_exp2_split<T, 4>(p, grid, rope_k, stream);
+    if (exp2 && p.key_split == 2) return launch_exp2_split<T, 2>(p, grid, rope_k, stream);
+    if (exp2) return launch_exp2_split<T, 1>(p, grid, rope_k, stream);
+  }
+  if constexpr (kWarps == 8) {
+    if (exp2 && p.wgmma)
+      return rope_k ? launch_mma_variant<T, 8, true, true, 1, true>(p, grid, stream)
+                    : launch_mma_variant<T, 8, false, true, 1, true>(p, grid, stream);
   }
   if (rope_k)
     exp2 ? launch_mma_variant<T, kWarps, true, true>(p, grid, stream)
@@ -546,7 +622,36 @@ void launch_mma(const AttentionParams<T>& p, dim3 grid, bool exp2, cudaStream_t 
          : launch_mma_variant<T, kWarps, false, false>(p, grid, stream);
 }
 
+// Is the wgmma form of the kernel built for this process's GPU (sm_90a binary on a 9.x device)?
+bool wgmma_built_for_device() {
+  static const bool ok = [] {
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    cudaFuncAttributes attr{};
+    const bool built =
+        cudaFuncGetAttributes(&attr, attention_mma_kernel<__nv_bfloat16, 4, false, true, 1, true>) == cudaSuccess &&
+        attr.binaryVersion == 90;
+    cudaGetLastError();
+    return major == 9 && built;
+  }();
+  return ok;
+}
+
+bool exp2_form() {  // read once: every forward of the process takes the same kernel
+  static const bool on = [] {
+    const char* v = std::getenv("LAYA_CUDA_ATTN_EXP2");
+    return v == nullptr || v[0] != '0';
+  }();
+  return on;
+}
+
 }  // namespace
+
+bool attention_wgmma_supported() { return exp2_form() && wgmma_built_for_device(); }
 
 template <class T>
 void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
@@ -564,21 +669,19 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(reinterpret_cast<uintptr_t>(p.qkv) % 16 == 0 && reinterpret_cast<uintptr_t>(p.rope_cos) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(p.rope_sin) % 16 == 0,
                ErrorKind::internal, "attention: qkv and RoPE tables must be 16-byte aligned");
+  LAYA_REQUIRE(!p.wgmma || (attention_wgmma_supported() && !p.simt), ErrorKind::internal,
+               "attention: wgmma needs the sm_90a kernels, the exp2 form and the tensor-core kernel");
   if (p.tile_capacity == 0) return;
   const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
-  static const bool exp2 = [] {  // read once: every forward of the process takes the same kernel
-    const char* v = std::getenv("LAYA_CUDA_ATTN_EXP2");
-    return v == nullptr || v[0] != '0';
-  }();
   if (p.simt) {
     if (p.query_tile == 64)
       launch_kernel(attention_kernel<T, 64>, grid, 64, stream, true, p);
     else
       launch_kernel(attention_kernel<T, 128>, grid, 128, stream, true, p);
   } else if (p.query_tile == 64) {
-    launch_mma<T, 4>(p, grid, exp2, stream);
+    launch_mma<T, 4>(p, grid, exp2_form(), stream);
   } else {
-    launch_mma<T, 8>(p, grid, exp2, stream);
+    launch_mma<T, 8>(p, grid, exp2_form(), stream);
   }
   LAYA_CUDA_CHECK_LAUNCH();
 }

@@ -43,7 +43,14 @@ struct AttentionParams {
   // a real tail tile held a whole SM for microseconds where the grid is just over one wave (1×464,
   // 1×500 with a key split of 4, docs/benchmarks/cuda.md).
   int32_t zero_row = -1;
+  // Tensor-core kernel on sm_90a: the q.K^T and P.V products as warpgroup MMAs (wgmma) instead of
+  // mma.sync (attention_wgmma_supported; either query tile, any key split). Same tiles, masks and
+  // softmax; results differ from mma.sync by the products' summation order only.
+  bool wgmma = false;
 };
+// Whether AttentionParams::wgmma may be set: the sm_90a kernels run on this process's GPU and the
+// softmax is in the default exp2 form (LAYA_CUDA_ATTN_EXP2 unset or not 0).
+bool attention_wgmma_supported();
 template <class T>
 void launch_attention(const AttentionParams<T>& p, cudaStream_t stream);
 
