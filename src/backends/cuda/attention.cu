@@ -250,6 +250,15 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   const size_t koff = static_cast<size_t>(p.heads) * kD + head * kD;
   const size_t voff = static_cast<size_t>(2) * p.heads * kD + head * kD;
   const int tid = kSplit == 1 ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) % kThreads;
+  // exp2 of the softmax: exp2f, or with wgmma the bare MUFU instruction (results below 2^-126, which
+  // exp2f returns as subnormals, become 0: a probability that small changes no output; and 4
+  // instructions of the issue-bound loop fewer per score, docs/benchmarks/cuda.md item 30).
+  auto exp2 = [](float x) {
+    if constexpr (kWg)
+      return dev::ex2_approx_ftz(x);
+    else
+      return exp2f(x);
+  };
   const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, tig = lane & 3;
 
   const int tmax = p.rope_len - 1;
@@ -270,15 +279,22 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   // addresses are mostly computed once.
   constexpr int kRowsPer = 64 * 8 / kThreads, kRowStep = kThreads / 8;
   const int c8 = (tid & 7) * 8, j0 = tid >> 3;
+  // kRowStep is a multiple of 8, so all of a thread's rows have the same swizzled chunk: their
+  // shared-memory offsets are compile-time steps from the first. Sources are 32-bit element offsets
+  // from per-thread K and V bases (a bucket's qkv holds far fewer than 2^31 elements), rows past hi
+  // clamped to hi - 1, a valid row, whose 16 bytes are not read (zero-filled) anyway.
+  const int dst0 = tile_at<kWg>(j0, c8 >> 3);
+  const int ld32 = 3 * p.heads * kD;
+  const T* kbase = p.qkv + koff + c8;
+  const T* vbase = p.qkv + voff + c8;
   auto stage = [&](int buf, int kb) {
 #pragma unroll
     for (int r = 0; r < kRowsPer; ++r) {
       const int j = j0 + r * kRowStep;
-      const int t = kb + j;
-      const bool ok = t < hi;
-      const T* src = p.qkv + static_cast<size_t>(ok ? t : lo) * ld + c8;
-      if constexpr (!kRopeK) cp_async16(&ks[buf][tile_at<kWg>(j, c8 >> 3)], src + koff, ok);
-      cp_async16(&vs[buf][tile_at<kWg>(j, c8 >> 3)], src + voff, ok);
+      const int off = min(kb + j, hi - 1) * ld32;
+      const int dst = dst0 + r * kRowStep * row_elems<kWg>();
+      if constexpr (!kRopeK) cp_async16(&ks[buf][dst], kbase + off, kb + j < hi);
+      cp_async16(&vs[buf][dst], vbase + off, kb + j < hi);
     }
     if constexpr (kRopeK) {
       // Unrolled (a fixed count per thread), so every thread's loads are in flight at once
@@ -327,7 +343,11 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
       qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
     }
   }
-  const T* q_wg = qs + (warp >> 2) * 64 * 64;  // this warpgroup's 64 rows of the (swizzled) q tile
+  // wgmma descriptors: this warpgroup's 64 rows of the q tile, the first K and V buffers; a step of
+  // 16 dims is +2 (32 bytes), of 16 keys of V +128 (2048 bytes), the second buffer +kTile * 2 / 16.
+  const uint64_t q_desc = dev::sw128_desc(qs + (warp >> 2) * 64 * 64);
+  const uint64_t k_desc = dev::sw128_desc(ks[0]), v_desc = dev::sw128_desc_mn(vs[0]);
+  constexpr uint64_t kBufDesc = kTile * 2 / 16;
   int buf = 0;
   for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
     // The buffer written here was last read in the previous iteration, which ended in a barrier.
@@ -349,8 +369,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
       // step. scale_d 0 on the first step: s needs no zeroing.
       dev::wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk)
-        dev::wgmma_m64n64k16_ss<T>(s, dev::sw128_desc(q_wg + kk * 16), dev::sw128_desc(kt + kk * 16), kk);
+      for (int kk = 0; kk < 4; ++kk) dev::wgmma_m64n64k16_ss<T>(s, q_desc + 2 * kk, k_desc + buf * kBufDesc + 2 * kk, kk);
       dev::wgmma_commit();
       dev::wgmma_wait<0>();
 #pragma unroll
@@ -434,8 +453,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
       // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
       base_a = mx_a == -INFINITY ? 0.f : mx_a * sl;
       base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
-      corr_a = exp2f(fmaf(m_a, sl, -base_a));
-      corr_b = exp2f(fmaf(m_b, sl, -base_b));
+      corr_a = exp2(fmaf(m_a, sl, -base_a));
+      corr_b = exp2(fmaf(m_b, sl, -base_b));
     } else {
       corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
       corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
@@ -456,8 +475,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
       float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
 #pragma unroll
       for (int n = 0; n < 8; ++n) {
-        const float p0 = exp2f(fmaf(s[n][0], sl, -base_a)), p1 = exp2f(fmaf(s[n][1], sl, -base_a));
-        const float p2 = exp2f(fmaf(s[n][2], sl, -base_b)), p3 = exp2f(fmaf(s[n][3], sl, -base_b));
+        const float p0 = exp2(fmaf(s[n][0], sl, -base_a)), p1 = exp2(fmaf(s[n][1], sl, -base_a));
+        const float p2 = exp2(fmaf(s[n][2], sl, -base_b)), p3 = exp2(fmaf(s[n][3], sl, -base_b));
         sa[n] = p0 + p1;
         sb[n] = p2 + p3;
         const int t = n >> 1, half = n & 1;
@@ -496,7 +515,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
         for (int c = 0; c < 4; ++c) dev::fence_reg(o[n][c]);
       dev::wgmma_fence();
 #pragma unroll
-      for (int t = 0; t < 4; ++t) dev::wgmma_m64n64k16_rs<T, true>(o, pf[t], dev::sw128_desc_mn(vtile + t * 16 * 64), 1);
+      for (int t = 0; t < 4; ++t) dev::wgmma_m64n64k16_rs<T, true>(o, pf[t], v_desc + buf * kBufDesc + 128 * t, 1);
       dev::wgmma_commit();
       dev::wgmma_wait<0>();
 #pragma unroll
@@ -547,7 +566,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
     const float sl = p.scale * kLog2e;
     const float base_a = mx_a == -INFINITY ? 0.f : mx_a * sl, base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
     auto add_scaled = [&](float ma, float mb, float la, float lb, auto&& acc, bool first) {
-      const float ca = exp2f(fmaf(ma, sl, -base_a)), cb = exp2f(fmaf(mb, sl, -base_b));
+      const float ca = exp2(fmaf(ma, sl, -base_a)), cb = exp2(fmaf(mb, sl, -base_b));
       l_a = first ? la * ca : fmaf(la, ca, l_a);
       l_b = first ? lb * cb : fmaf(lb, cb, l_b);
 #pragma unroll
