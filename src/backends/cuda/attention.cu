@@ -280,18 +280,18 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   constexpr int kRowsPer = 64 * 8 / kThreads, kRowStep = kThreads / 8;
   const int c8 = (tid & 7) * 8, j0 = tid >> 3;
   // kRowStep is a multiple of 8, so all of a thread's rows have the same swizzled chunk: their
-  // shared-memory offsets are compile-time steps from the first. Sources are 32-bit element offsets
-  // from per-thread K and V bases (a bucket's qkv holds far fewer than 2^31 elements), rows past hi
-  // clamped to hi - 1, a valid row, whose 16 bytes are not read (zero-filled) anyway.
+  // shared-memory offsets are compile-time steps from the first. Sources are unsigned 32-bit byte
+  // offsets (a bucket's qkv is far below 4 GiB) from per-thread K and V bases, one offset for both;
+  // rows past hi are clamped to hi - 1, a valid row, whose 16 bytes are not read (zero-filled).
   const int dst0 = tile_at<kWg>(j0, c8 >> 3);
-  const int ld32 = 3 * p.heads * kD;
-  const T* kbase = p.qkv + koff + c8;
-  const T* vbase = p.qkv + voff + c8;
+  const uint32_t row_bytes = 3u * static_cast<uint32_t>(p.heads) * kD * sizeof(T);
+  const char* kbase = reinterpret_cast<const char*>(p.qkv + koff + c8);
+  const char* vbase = reinterpret_cast<const char*>(p.qkv + voff + c8);
   auto stage = [&](int buf, int kb) {
 #pragma unroll
     for (int r = 0; r < kRowsPer; ++r) {
       const int j = j0 + r * kRowStep;
-      const int off = min(kb + j, hi - 1) * ld32;
+      const uint32_t off = static_cast<uint32_t>(min(kb + j, hi - 1)) * row_bytes;
       const int dst = dst0 + r * kRowStep * row_elems<kWg>();
       if constexpr (!kRopeK) cp_async16(&ks[buf][dst], kbase + off, kb + j < hi);
       cp_async16(&vs[buf][dst], vbase + off, kb + j < hi);
@@ -402,14 +402,24 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
         // tile, so each score costs two compares against compile-time offsets.
         const int first = kb + tig * 2;
         const int alo = key_lo_a - first, ahi = key_hi_a - first, blo = key_lo_b - first, bhi = key_hi_b - first;
+        // A tile at a window's edge binds one bound only (the first tile of a local layer the lower,
+        // the last the upper): one compare per score there (same results; a uniform branch there).
+        auto mask = [&](auto in_a, auto in_b) {
 #pragma unroll
-        for (int n = 0; n < 8; ++n)
+          for (int n = 0; n < 8; ++n)
 #pragma unroll
-          for (int c = 0; c < 2; ++c) {
-            const int off = n * 8 + c;
-            s[n][c] = off >= alo && off <= ahi ? s[n][c] : -INFINITY;
-            s[n][2 + c] = off >= blo && off <= bhi ? s[n][2 + c] : -INFINITY;
-          }
+            for (int c = 0; c < 2; ++c) {
+              const int off = n * 8 + c;
+              s[n][c] = in_a(off) ? s[n][c] : -INFINITY;
+              s[n][2 + c] = in_b(off) ? s[n][2 + c] : -INFINITY;
+            }
+        };
+        if (alo <= 0 && blo <= 0)
+          mask([=](int off) { return off <= ahi; }, [=](int off) { return off <= bhi; });
+        else if (ahi >= 63 && bhi >= 63)
+          mask([=](int off) { return off >= alo; }, [=](int off) { return off >= blo; });
+        else
+          mask([=](int off) { return off >= alo && off <= ahi; }, [=](int off) { return off >= blo && off <= bhi; });
       }
       // Row maxima as trees (depth 4, not a 16-long dependent chain; max is exact in any order).
       float ta[8], tb[8];
