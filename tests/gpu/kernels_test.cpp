@@ -625,6 +625,48 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
 
 // Split-K partials without cuBLASLt's reduction (Gemm::run_partials) and their consumer,
 // add+LayerNorm with add_parts: x + T(p0 + p1) exactly, the partials' sum close to the fp32 GEMM.
+// Every finite normal 16-bit activation through the fused GEMM's GeGLU epilogue (bf16: the GELU
+// table and, outside its range, the computed form) gives bitwise what geglu_kernel gives: one-hot A
+// rows pick act = W[c][r] exactly (one product by 1, the rest by 0), with mul = 1.
+TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
+  LAYA_REQUIRE_GPU();
+  if (!geglu_gemm_supported(64, 64)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
+  constexpr int m = 64, k = 64, inter = 1024;  // 64 x 1024 = every 16-bit pattern once
+  const bool bf16 = std::is_same_v<TypeParam, __nv_bfloat16>;
+  const uint32_t exp_mask = bf16 ? 0x7F80u : 0x7C00u;
+  auto pattern = [&](int r, int c) {  // act of row r, column c; zero, subnormal, inf and NaN patterns as +0
+    const uint32_t bits = static_cast<uint32_t>(c * m + r);
+    const uint32_t e = bits & exp_mask;
+    return static_cast<uint16_t>(e == 0 || e == exp_mask ? 0u : bits);
+  };
+  const uint16_t one = bf16 ? 0x3F80 : 0x3C00;
+  std::vector<uint16_t> a(static_cast<size_t>(m) * k, 0), w(static_cast<size_t>(2 * inter) * k), up(static_cast<size_t>(m) * 2 * inter);
+  for (int r = 0; r < m; ++r) a[static_cast<size_t>(r) * k + r] = one;
+  for (int c = 0; c < inter; ++c)
+    for (int j = 0; j < k; ++j) {
+      w[static_cast<size_t>(c) * k + j] = pattern(j, c);
+      w[static_cast<size_t>(inter + c) * k + j] = one;
+    }
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < inter; ++c) {
+      up[static_cast<size_t>(r) * 2 * inter + c] = pattern(r, c);
+      up[static_cast<size_t>(r) * 2 * inter + inter + c] = one;
+    }
+  auto as16 = [](const std::vector<uint16_t>& v) {
+    std::vector<TypeParam> out(v.size());
+    std::memcpy(static_cast<void*>(out.data()), v.data(), v.size() * 2);
+    return out;
+  };
+  Dev<TypeParam> da(as16(a)), dw(as16(w)), dup(as16(up)), dout(static_cast<size_t>(m) * inter),
+      dref(static_cast<size_t>(m) * inter);
+  launch_geglu_gemm(GegluGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), m, k, inter}, nullptr);
+  launch_geglu(GegluParams<TypeParam>{dup.get(), dref.get(), m, inter}, nullptr);
+  const auto got = dout.down(), ref = dref.down();
+  size_t differ = 0;
+  for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &ref[i], 2) != 0;
+  EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations";
+}
+
 TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(29);

@@ -22,7 +22,14 @@ constexpr int kStages = 4;                        // TMA pipeline depth
 constexpr int kATile = kBM * kBK * 2;             // 32 KB
 constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
 constexpr int kStageBytes = kATile + kBTile;
-constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, + alignment slack
+// bf16: the epilogue's T(gelu(act)) by table for |act| in [2^-16, 16), both signs — act is a bf16
+// value there, so 20 exponents x 128 mantissas per sign hold every input in that range. Each CTA
+// fills the table with the same device function the epilogue computes elsewhere (so the results are
+// bitwise those of the computed form); the erf polynomial was ~30 of the epilogue's ~45
+// instructions per output, and the epilogue runs while the tensor cores wait.
+constexpr int kLutHalf = 20 * 128;         // entries per sign: exponents 2^-16 .. 2^3
+constexpr int kLutBytes = 2 * kLutHalf * 2;  // 10 KB
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kLutBytes + 1024;  // + barriers, table, alignment slack
 constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0: producer; 1..kConsumers: consumers
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -104,7 +111,19 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
   uint64_t* empty = full + kStages;
+  uint16_t* gelu_lut = reinterpret_cast<uint16_t*>(empty + kStages);  // bf16 bits, [sign][exponent][mantissa]
+  constexpr bool kLut = std::is_same_v<T, __nv_bfloat16>;
+  constexpr uint32_t kLutExpLo = 127 - 16;  // the table's first bf16 biased exponent (2^-16)
+  uint32_t lut_at;  // opaque to the compiler, which would otherwise rebuild the address at every lookup
+  asm("mov.u32 %0, %1;" : "=r"(lut_at) : "r"(smem_u32(gelu_lut)));
   const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
+  if constexpr (kLut) {
+    for (int i = static_cast<int>(threadIdx.x); i < 2 * kLutHalf; i += kThreads) {
+      const uint32_t bits = (i >= kLutHalf ? 0x8000u : 0u) | ((kLutExpLo << 7) + static_cast<uint32_t>(i % kLutHalf));
+      const uint16_t v = __bfloat16_as_ushort(__float2bfloat16_rn(dev::gelu_erf(__uint_as_float(bits << 16))));
+      asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(lut_at + 2 * i), "h"(v) : "memory");
+    }
+  }
   const int k_tiles = k / kBK, n_tiles = inter / kBN, tiles = n_tiles * ((m + kBM - 1) / kBM);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -175,9 +194,23 @@ __global__ void __launch_bounds__(kThreads, 1)
         T o[2];
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          const float act = dev::round16<T>(acc[4 * i + 2 * h + e]);
+          const T act16 = H::from_float(acc[4 * i + 2 * h + e]);
+          const float act = H::to_float(act16);
           const float mul = dev::round16<T>(acc[4 * (i + 8) + 2 * h + e]);
-          const float ga = dev::round16<T>(dev::gelu_erf(act));
+          float ga;
+          if constexpr (kLut) {
+            const uint32_t bits = __bfloat16_as_ushort(act16);
+            const uint32_t at = (bits & 0x7FFFu) - (kLutExpLo << 7);  // wraps below the table
+            if (at < kLutHalf) {
+              uint16_t v;
+              asm("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(lut_at + 2 * (at + (bits >> 15) * kLutHalf)));
+              ga = __uint_as_float(uint32_t{v} << 16);
+            } else {
+              ga = dev::round16<T>(dev::gelu_erf(act));
+            }
+          } else {
+            ga = dev::round16<T>(dev::gelu_erf(act));
+          }
           o[e] = H::from_float(__fmul_rn(ga, mul));
         }
         *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col) = *reinterpret_cast<uint32_t*>(o);
