@@ -197,17 +197,9 @@ template <bool kWg>
 constexpr int row_elems() {  // a shared-memory row of a q, K or V tile
   return kWg ? 64 : kStride;
 }
-// The pipelined wgmma loop (kPipe below): one warpgroup per key group.
-template <int kWarps, bool kWg>
-constexpr bool pipelined() {
-  return kWg && kWarps == 4;
-}
 template <int kWarps, int kSplit, bool kWg>
 constexpr size_t attention_smem_bytes() {  // 16-bit elements, + alignment slack for the swizzle
-  // Per group 2 K and 2 V tiles, the q tile, and with kPipe a P tile per group.
-  return static_cast<size_t>((4 * 64 * kSplit + 16 * kWarps + (pipelined<kWarps, kWg>() ? 64 * kSplit : 0)) *
-                             row_elems<kWg>()) * 2 +
-         (kWg ? 1024 : 0);
+  return static_cast<size_t>((4 * 64 * kSplit + 16 * kWarps) * row_elems<kWg>()) * 2 + (kWg ? 1024 : 0);
 }
 // Element offset of the 16-byte chunk c (8 elements) of row j in a q, K or V tile.
 template <bool kWg>
@@ -295,17 +287,16 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   const uint32_t row_bytes = 3u * static_cast<uint32_t>(p.heads) * kD * sizeof(T);
   const char* kbase = reinterpret_cast<const char*>(p.qkv + koff + c8);
   const char* vbase = reinterpret_cast<const char*>(p.qkv + voff + c8);
-  // Requests the K and/or V tile of keys [kb, kb + 64) into buffer buf (the caller commits).
-  auto stage = [&](int buf, int kb, bool with_k = true, bool with_v = true) {
+  auto stage = [&](int buf, int kb) {
 #pragma unroll
     for (int r = 0; r < kRowsPer; ++r) {
       const int j = j0 + r * kRowStep;
       const uint32_t off = static_cast<uint32_t>(min(kb + j, hi - 1)) * row_bytes;
       const int dst = dst0 + r * kRowStep * row_elems<kWg>();
-      if (!kRopeK && with_k) cp_async16(&ks[buf][dst], kbase + off, kb + j < hi);
-      if (with_v) cp_async16(&vs[buf][dst], vbase + off, kb + j < hi);
+      if constexpr (!kRopeK) cp_async16(&ks[buf][dst], kbase + off, kb + j < hi);
+      cp_async16(&vs[buf][dst], vbase + off, kb + j < hi);
     }
-    if (kRopeK && with_k) {
+    if constexpr (kRopeK) {
       // Unrolled (a fixed count per thread), so every thread's loads are in flight at once
       // instead of one L2 round trip per pair.
 #pragma unroll
@@ -317,10 +308,10 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
                   min(t - rs, tmax), p.rope_cos, p.rope_sin);
       }
     }
+    cp_async_commit();
   };
   // The first K/V tile is requested before the queries are loaded, so the two overlap.
   if (glo < ghi) stage(0, glo);
-  cp_async_commit();
 #pragma unroll
   for (int k = 0; k < (kBQ * 4 + kBlockThreads - 1) / kBlockThreads; ++k) {  // unrolled like the K loads above
     const int i = static_cast<int>(threadIdx.x) + k * kBlockThreads;
@@ -357,64 +348,19 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   const uint64_t q_desc = dev::sw128_desc(qs + (warp >> 2) * 64 * 64);
   const uint64_t k_desc = dev::sw128_desc(ks[0]), v_desc = dev::sw128_desc_mn(vs[0]);
   constexpr uint64_t kBufDesc = kTile * 2 / 16;
-  // kPipe (wgmma, one warpgroup per key group): tile t's P.V runs while tile t + 1's softmax is
-  // computed — per iteration S(t + 1) and P(t).V(t) are issued together and only S waited for; P.V
-  // is waited for where o is next rescaled. Same operations in the same order as the unpipelined
-  // loop. P goes through shared memory (the group's P tile, swizzled like q): as a register operand
-  // ptxas would hand its registers to the next tile's probabilities while the wgmma still reads
-  // them. V trails K by a tile: iteration t requests K(t + 2) into K(t)'s buffer and V(t + 1) into
-  // V(t - 1)'s, each free once S(t) and P.V(t - 1) are done.
-  constexpr bool kPipe = pipelined<kWarps, kWg>();
-  T* p_tile = qs + kBQ * row_elems<kWg>() + grp * 64 * 64;
-  const uint64_t p_desc = dev::sw128_desc(p_tile);
-  const uint32_t p_at = dev::smem_u32(p_tile);
-  if constexpr (kPipe) {
-    if (glo + 64 < ghi) stage(1, glo + 64, true, false);  // K(1); V(0) came with K(0)
-    cp_async_commit();
-    cp_async_wait<1>();
-    dev::fence_proxy_async_smem();
-    group_sync();
-  }
   int buf = 0;
-  uint32_t pf[4][4];  // P of this tile as mma A fragments (kPipe: of the previous tile until its P.V)
-  // O += P . V with wgmma: V is the MN-major operand (its rows are keys, the K dimension); 16 keys
-  // (two 1024-byte swizzle atoms) per step.
-  auto issue_pv = [&](int vbuf) {
-#pragma unroll
-    for (int n = 0; n < 8; ++n)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) dev::fence_reg(o[n][c]);
-    dev::wgmma_fence();
-#pragma unroll
-    for (int t = 0; t < 4; ++t) {
-      if constexpr (kPipe)
-        dev::wgmma_m64n64k16_ss<T, true>(o, p_desc + 2 * t, v_desc + vbuf * kBufDesc + 128 * t, 1);
-      else
-        dev::wgmma_m64n64k16_rs<T, true>(o, pf[t], v_desc + vbuf * kBufDesc + 128 * t, 1);
-    }
-    dev::wgmma_commit();
-  };
-  auto fence_o = [&] {
-#pragma unroll
-    for (int n = 0; n < 8; ++n)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) dev::fence_reg(o[n][c]);
-  };
   for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
-    if constexpr (!kPipe) {
-      // The buffer written here was last read in the previous iteration, which ended in a barrier.
-      if (kb + 64 < ghi) {
-        stage(buf ^ 1, kb + 64);
-        cp_async_commit();
-        cp_async_wait<1>();
-      } else {
-        cp_async_wait<0>();
-      }
-      // wgmma reads shared memory through the async proxy: this thread's writes to the tile
-      // (cp.async and, with kRopeK, plain stores) become visible to it only after a proxy fence.
-      if constexpr (kWg) dev::fence_proxy_async_smem();
-      group_sync();
+    // The buffer written here was last read in the previous iteration, which ended in a barrier.
+    if (kb + 64 < ghi) {
+      stage(buf ^ 1, kb + 64);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
     }
+    // wgmma reads shared memory through the async proxy: this thread's writes to the tile (cp.async
+    // and, with kRopeK, plain stores) become visible to it only after a proxy fence.
+    if constexpr (kWg) dev::fence_proxy_async_smem();
+    group_sync();
     const T* kt = ks[buf];
     const T* vtile = vs[buf];
     float s[8][4];
@@ -425,12 +371,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) dev::wgmma_m64n64k16_ss<T>(s, q_desc + 2 * kk, k_desc + buf * kBufDesc + 2 * kk, kk);
       dev::wgmma_commit();
-      if (kPipe && kb > glo) {
-        issue_pv(buf ^ 1);  // the previous tile's P.V, left running through this tile's softmax
-        dev::wgmma_wait<1>();
-      } else {
-        dev::wgmma_wait<0>();
-      }
+      dev::wgmma_wait<0>();
 #pragma unroll
       for (int n = 0; n < 8; ++n)
 #pragma unroll
@@ -532,17 +473,14 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
     m_b = mx_b;
     l_a *= corr_a;
     l_b *= corr_b;
-    auto rescale_o = [&] {
 #pragma unroll
-      for (int n = 0; n < 8; ++n) {
-        o[n][0] *= corr_a;
-        o[n][1] *= corr_a;
-        o[n][2] *= corr_b;
-        o[n][3] *= corr_b;
-      }
-    };
-    if constexpr (!kPipe) rescale_o();
-    auto& pt = pf;
+    for (int n = 0; n < 8; ++n) {
+      o[n][0] *= corr_a;
+      o[n][1] *= corr_a;
+      o[n][2] *= corr_b;
+      o[n][3] *= corr_b;
+    }
+    uint32_t pf[4][4];
     if constexpr (kExp2) {
       float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
 #pragma unroll
@@ -552,8 +490,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
         sa[n] = p0 + p1;
         sb[n] = p2 + p3;
         const int t = n >> 1, half = n & 1;
-        pt[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
-        pt[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
+        pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
+        pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
       }
 #pragma unroll
       for (int w = 4; w > 0; w >>= 1)
@@ -578,32 +516,22 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
         pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
       }
     }
-    if constexpr (kPipe) {
-      dev::wgmma_wait<0>();  // the previous tile's P.V (unconditional: ptxas serialises every wgmma
-      fence_o();             // of the kernel if any path could touch o while one is in flight)
-      rescale_o();
-      // This tile's P into the P tile, free now: fragment pf[t][2h + r] holds keys 16t + 8h +
-      // 2 tig.. (chunk 2t + h) of row g + 8r of the warp's 16.
+    if constexpr (kWg) {
+      // O += P . V: V is the MN-major operand (its rows are keys, the K dimension); 16 keys (two
+      // 1024-byte swizzle atoms) per step. Done before the barrier that lets the tile be reloaded.
 #pragma unroll
-      for (int t = 0; t < 4; ++t)
+      for (int n = 0; n < 8; ++n)
 #pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          const int row = warp * 16 + g + 8 * (c & 1), chunk = 2 * t + (c >> 1);
-          const uint32_t at = p_at + 2 * (row * 64 + ((chunk ^ (row & 7)) << 3) + 2 * tig);
-          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at), "r"(pf[t][c]) : "memory");
-        }
-      // K(t + 2) into K(t)'s buffer, V(t + 1) into V(t - 1)'s; then K(t + 1) and V(t) must be in
-      // (the fence and barrier below publish the P tile too).
-      if (kb + 128 < ghi) stage(buf, kb + 128, true, false);
-      if (kb + 64 < ghi) stage(buf ^ 1, kb + 64, false, true);
-      cp_async_commit();
-      cp_async_wait<1>();
-      dev::fence_proxy_async_smem();
-    } else if constexpr (kWg) {
-      // Done before the barrier that lets the tile be reloaded.
-      issue_pv(buf);
+        for (int c = 0; c < 4; ++c) dev::fence_reg(o[n][c]);
+      dev::wgmma_fence();
+#pragma unroll
+      for (int t = 0; t < 4; ++t) dev::wgmma_m64n64k16_rs<T, true>(o, pf[t], v_desc + buf * kBufDesc + 128 * t, 1);
+      dev::wgmma_commit();
       dev::wgmma_wait<0>();
-      fence_o();
+#pragma unroll
+      for (int n = 0; n < 8; ++n)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) dev::fence_reg(o[n][c]);
     } else {
       // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
 #pragma unroll
@@ -617,13 +545,6 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
         }
     }
     group_sync();
-  }
-  if constexpr (kPipe) {
-    if (glo < ghi) {  // the last tile's P.V (its V arrived with the last iteration's wait)
-      issue_pv(buf ^ 1);
-      dev::wgmma_wait<0>();
-      fence_o();
-    }
   }
   l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
   l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
