@@ -252,7 +252,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   const int tid = kSplit == 1 ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) % kThreads;
   // exp2 of the softmax: exp2f, or with wgmma the bare MUFU instruction (results below 2^-126, which
   // exp2f returns as subnormals, become 0: a probability that small changes no output; and 4
-  // instructions of the issue-bound loop fewer per score, docs/benchmarks/cuda.md item 30).
+  // instructions of the issue-bound loop fewer per score, docs/benchmarks/cuda.md item 31).
   auto exp2 = [](float x) {
     if constexpr (kWg)
       return dev::ex2_approx_ftz(x);
@@ -372,10 +372,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
       for (int kk = 0; kk < 4; ++kk) dev::wgmma_m64n64k16_ss<T>(s, q_desc + 2 * kk, k_desc + buf * kBufDesc + 2 * kk, kk);
       dev::wgmma_commit();
       dev::wgmma_wait<0>();
-#pragma unroll
-      for (int n = 0; n < 8; ++n)
-#pragma unroll
-        for (int c = 0; c < 4; ++c) dev::fence_reg(s[n][c]);
+      dev::fence_regs(s);
     } else {
 #pragma unroll
       for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
@@ -519,19 +516,13 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
     if constexpr (kWg) {
       // O += P . V: V is the MN-major operand (its rows are keys, the K dimension); 16 keys (two
       // 1024-byte swizzle atoms) per step. Done before the barrier that lets the tile be reloaded.
-#pragma unroll
-      for (int n = 0; n < 8; ++n)
-#pragma unroll
-        for (int c = 0; c < 4; ++c) dev::fence_reg(o[n][c]);
+      dev::fence_regs(o);
       dev::wgmma_fence();
 #pragma unroll
       for (int t = 0; t < 4; ++t) dev::wgmma_m64n64k16_rs<T, true>(o, pf[t], v_desc + buf * kBufDesc + 128 * t, 1);
       dev::wgmma_commit();
       dev::wgmma_wait<0>();
-#pragma unroll
-      for (int n = 0; n < 8; ++n)
-#pragma unroll
-        for (int c = 0; c < 4; ++c) dev::fence_reg(o[n][c]);
+      dev::fence_regs(o);
     } else {
       // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
 #pragma unroll

@@ -1,7 +1,7 @@
 // Bidirectional multi-head attention over packed varlen rows (head_dim 64), global or windowed
 // (keys with |i - j| <= window), reading q|k|v from one [tokens, 3*heads*64] buffer of 16-bit T
 // (the precision mode's type, __nv_bfloat16 or __half) and writing [tokens, heads*64] T. fp32 scores, softmax and accumulation; a query with no valid key
-// writes zeros, and so does every query of the zero_row slot. Two kernels: tensor-core mma.sync (default) and plain fp32 SIMT. Work is a table of 64-query tiles (row slot, first query) built on the host, so a
+// writes zeros, and so does every query of the zero_row slot. Two kernels: tensor-core (default; mma.sync, or wgmma on sm_90a with AttentionParams::wgmma) and plain fp32 SIMT. Work is a table of 64-query tiles (row slot, first query) built on the host, so a
 // CUDA Graph captured for a bucket serves any row lengths that fit it.
 #pragma once
 

@@ -72,7 +72,13 @@ __device__ __forceinline__ void fence_proxy_async_smem() {
 // Ties a register to the asm stream, so the compiler neither reads an accumulator before the
 // wgmma.wait_group that completes it nor writes one after the wgmma that reads it is issued.
 __device__ __forceinline__ void fence_reg(float& r) { asm volatile("" : "+f"(r)::"memory"); }
-__device__ __forceinline__ void fence_reg(uint32_t& r) { asm volatile("" : "+r"(r)::"memory"); }
+// fence_reg over a whole m64n64 accumulator fragment.
+__device__ __forceinline__ void fence_regs(float (&d)[8][4]) {
+#pragma unroll
+  for (int n = 0; n < 8; ++n)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) fence_reg(d[n][c]);
+}
 
 // d[8][4] (+)= A[64 x 16] . B[16 x 64] (m64n64k16, fp32 accumulators; scale_d 0 overwrites d), A
 // from registers in mma.sync's m16n8k16 A-fragment layout (warp w of the warpgroup holds rows
