@@ -45,7 +45,8 @@ struct AttentionParams {
   int32_t zero_row = -1;
   // Tensor-core kernel on sm_90a: the q.K^T and P.V products as warpgroup MMAs (wgmma) instead of
   // mma.sync (attention_wgmma_supported; either query tile, any key split). Same tiles, masks and
-  // softmax; results differ from mma.sync by the products' summation order only.
+  // softmax; results differ from mma.sync by the products' summation order and by probabilities
+  // below 2^-126 of the row maximum flushing to 0.
   bool wgmma = false;
 };
 // Whether AttentionParams::wgmma may be set: the sm_90a kernels run on this process's GPU and the
