@@ -642,24 +642,6 @@ void launch_mma(const AttentionParams<T>& p, dim3 grid, bool exp2, cudaStream_t 
          : launch_mma_variant<T, kWarps, false, false>(p, grid, stream);
 }
 
-// Is the wgmma form of the kernel built for this process's GPU (sm_90a binary on a 9.x device)?
-bool wgmma_built_for_device() {
-  static const bool ok = [] {
-    int dev = 0, major = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-      cudaGetLastError();
-      return false;
-    }
-    cudaFuncAttributes attr{};
-    const bool built =
-        cudaFuncGetAttributes(&attr, attention_mma_kernel<__nv_bfloat16, 4, false, true, 1, true>) == cudaSuccess &&
-        attr.binaryVersion == 90;
-    cudaGetLastError();
-    return major == 9 && built;
-  }();
-  return ok;
-}
 
 bool exp2_form() {  // read once: every forward of the process takes the same kernel
   static const bool on = [] {
@@ -671,7 +653,10 @@ bool exp2_form() {  // read once: every forward of the process takes the same ke
 
 }  // namespace
 
-bool attention_wgmma_supported() { return exp2_form() && wgmma_built_for_device(); }
+bool attention_wgmma_supported() {
+  static const bool runs = sm90a_kernel_runs(attention_mma_kernel<__nv_bfloat16, 4, false, true, 1, true>);
+  return exp2_form() && runs;
+}
 
 template <class T>
 void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {

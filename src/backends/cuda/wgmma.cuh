@@ -14,6 +14,24 @@
 #define LAYA_HAS_WGMMA 1
 #endif
 
+namespace laya::cuda {
+
+// Host side: whether `kernel`, a kernel built with these helpers, runs on the current
+// device — compute capability 9.x and its sm_90a binary loaded (binaryVersion 90); clears any
+// error the queries leave. Callers cache the answer.
+template <class Kernel>
+bool sm90a_kernel_runs(Kernel* kernel) {
+  int dev = 0, major = 0;
+  cudaFuncAttributes attr{};
+  const bool ok = cudaGetDevice(&dev) == cudaSuccess &&
+                  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9 &&
+                  cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.binaryVersion == 90;
+  cudaGetLastError();
+  return ok;
+}
+
+}  // namespace laya::cuda
+
 namespace laya::cuda::dev {
 
 __device__ __forceinline__ uint32_t smem_u32(const void* p) {
