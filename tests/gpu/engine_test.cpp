@@ -483,6 +483,59 @@ TEST(CudaEngine, ResidualGemmPathMatchesCpuAndDefaultPaths) {
   }
 }
 
+// A sink that wants the head outputs only: the forward takes the dump path without the whole-layer
+// rerun that a "head.<last>" dump asks for.
+class OutputsSink : public engine::DumpSink {
+ public:
+  bool wants(std::string_view name) const override { return name == "logits" || name == "act_logits"; }
+  void put(std::string_view, const float*, size_t, size_t) override {}
+};
+
+// The last decision layer on the head's rows only (LAYA_CUDA_PRUNE_HEAD_FROM=1: every bucket where
+// the compact rows fit): close to the whole layer and to the CPU engine, identical across graph,
+// eager and both dump paths (with and without the whole-layer rerun for a "head.1" dump). Markers
+// fall anywhere in the rows (random_batch), on [CLS] too, so the head tiles are not just tile 0.
+TEST(CudaEngine, PrunedLastDecisionLayerMatchesCpuAndWholeLayer) {
+  LAYA_REQUIRE_GPU();
+  const char* var = "LAYA_CUDA_PRUNE_HEAD_FROM";
+  engine::BackendOptions co;
+  co.backend = "cpu";
+  auto cpu = cpu::make_cpu_backend(tiny(), co);
+  const std::vector<std::tuple<int32_t, int32_t, int32_t>> shapes = {
+      {1, 1, 1}, {1, 48, 48}, {4, 10, 16}, {3, 40, 128}, {16, 100, 128}, {9, 1, 128}};
+  for (const std::string precision : {"bf16", "fp16"}) {
+    SCOPED_TRACE(precision);
+    auto whole = engine_with_env(var, "0", "graph", precision);
+    auto pruned = engine_with_env(var, "1", "graph", precision);
+    auto pruned_eager = engine_with_env(var, "1", "eager", precision);
+    const ParityBounds bounds = bounds_for(pruned->info().precision);
+    ParityStats st;
+    uint32_t seed = 140;
+    for (auto [rows, lo, hi] : shapes) {
+      const auto b = batch_of(seed++, rows, lo, hi);
+      const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
+      const auto on = pruned->forward(b), off = whole->forward(b);
+      for (const auto& [got, ref, name] : {std::tuple{&on.logits, &off.logits, "logits"},
+                                           std::tuple{&on.act_logits, &off.act_logits, "act_logits"}}) {
+        const auto d = test::compare(*got, *ref);
+        EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": pruned vs whole " << name << " nRMS " << d.nrms;
+      }
+      expect_same(on, pruned_eager->forward(b), "pruned: graph vs eager");
+      MapSink all;
+      expect_same(on, pruned->forward(b, &all), "pruned: graph vs dump path with the whole-layer rerun");
+      OutputsSink outputs;
+      expect_same(on, pruned->forward(b, &outputs), "pruned: graph vs dump path");
+      compare_request(*pruned, *cpu, b, st, "pruned " + what, bounds);
+    }
+    EXPECT_GT(pruned->stats().pruned_head_records, 0);  // the path under test ran
+    EXPECT_GT(pruned_eager->stats().pruned_head_records, 0);
+    EXPECT_EQ(whole->stats().pruned_head_records, 0);
+    check_pooled(st, bounds);
+    std::printf("pruned last decision layer parity (tiny, %s):\n%s", precision.c_str(), report(st).c_str());
+    EXPECT_TRUE(st.all_ok);
+  }
+}
+
 // GEMM tuning (by default from 4096 rows; here for every GEMM): algorithms are timed on a bucket's
 // first, eager run; the captured graph
 // and the eager dump path of the same engine then run the same kernels, and answers stay close to

@@ -23,7 +23,8 @@ engine::Batch two_rows() {
 TEST(CudaStaging, LayoutSectionsAreAlignedAndDisjoint) {
   const Bucket b{96, 3, 8};
   const auto l = StagingLayout::for_bucket(b);
-  const std::vector<int64_t> starts{l.ids, l.pos, l.tok_row, l.row_offsets, l.qtypes, l.marker_offsets, l.marker_tok, l.tiles};
+  const std::vector<int64_t> starts{l.ids,    l.pos,        l.tok_row, l.row_offsets, l.qtypes,
+                                    l.marker_offsets, l.marker_tok, l.tiles,   l.head_tok,    l.head_tiles};
   for (size_t i = 0; i < starts.size(); ++i) {
     EXPECT_EQ(starts[i] % 16, 0);
     if (i > 0) {
@@ -31,7 +32,9 @@ TEST(CudaStaging, LayoutSectionsAreAlignedAndDisjoint) {
     }
   }
   EXPECT_GE(l.pos - l.ids, 96);
-  EXPECT_GE(l.total - l.tiles, l.tile_capacity * 2);
+  EXPECT_GE(l.head_tok - l.tiles, l.tile_capacity * 2);
+  EXPECT_GE(l.head_tiles - l.head_tok, b.row_slots() + b.markers);
+  EXPECT_GE(l.total - l.head_tiles, l.tile_capacity * 2);
 }
 
 TEST(CudaStaging, PacksRowsTailAndTiles) {
@@ -70,6 +73,35 @@ TEST(CudaStaging, PacksRowsTailAndTiles) {
   const int32_t* t = buf.data() + l.tiles;
   EXPECT_EQ(std::vector<int32_t>(t, t + 8), (std::vector<int32_t>{0, 0, 0, 64, 1, 70, 3, 75}));
   for (int64_t i = c.tiles; i < l.tile_capacity; ++i) EXPECT_EQ(t[2 * i], -1);
+}
+
+// The rows the heads read (the pruned last decision layer): each real row's first token, then the
+// markers; a token listed twice (a marker on [CLS], a repeated marker) once; the tiles holding them.
+TEST(CudaStaging, ListsTheHeadRowsAndTheirTiles) {
+  const Bucket b{96, 3, 8};
+  const auto l = StagingLayout::for_bucket(b);
+  std::vector<int32_t> buf(static_cast<size_t>(l.total), -7);
+  const StagedCounts c = pack_inputs(two_rows(), b, 1000, 128, buf);
+  const int32_t* ht = buf.data() + l.head_tok;
+  // slots 0..3 (rows 0, 1, empty row 2, tail), then the 8 marker slots
+  EXPECT_EQ(std::vector<int32_t>(ht, ht + 12), (std::vector<int32_t>{0, 70, -1, -1, 3, 9, 74, -1, -1, -1, -1, -1}));
+  EXPECT_EQ(c.head_tiles, 2);  // row 0: tile 0 only (tokens 64..69 hold no head token); row 1: its tile
+  const int32_t* tl = buf.data() + l.head_tiles;
+  EXPECT_EQ(std::vector<int32_t>(tl, tl + 4), (std::vector<int32_t>{0, 0, 1, 70}));
+  for (int64_t i = c.head_tiles; i < l.tile_capacity; ++i) EXPECT_EQ(tl[2 * i], -1);
+
+  engine::Batch dup;  // row 0: markers on [CLS], twice on 100 and on 130; row 1: one token
+  dup.add_row(std::vector<int32_t>(140, 5), std::vector<int32_t>{0, 100, 100, 130}, 0);
+  dup.add_row(std::vector<int32_t>(1, 5), std::vector<int32_t>{0}, 1);
+  const Bucket b2{144, 2, 8};
+  const auto l2 = StagingLayout::for_bucket(b2);
+  std::vector<int32_t> buf2(static_cast<size_t>(l2.total));
+  const StagedCounts c2 = pack_inputs(dup, b2, 1000, 256, buf2);
+  const int32_t* ht2 = buf2.data() + l2.head_tok;
+  EXPECT_EQ(std::vector<int32_t>(ht2, ht2 + 11), (std::vector<int32_t>{0, 140, -1, -1, 100, -1, 130, -1, -1, -1, -1}));
+  EXPECT_EQ(c2.head_tiles, 4);  // row 0: tiles at 0, 64 (100), 128 (130); row 1: its tile
+  const int32_t* tl2 = buf2.data() + l2.head_tiles;
+  EXPECT_EQ(std::vector<int32_t>(tl2, tl2 + 8), (std::vector<int32_t>{0, 0, 0, 64, 0, 128, 1, 140}));
 }
 
 TEST(CudaStaging, InvalidBatchWritesNothing) {

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -812,6 +813,59 @@ TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
                   std::fabs(h[static_cast<size_t>(ro[r] * d + e)]) * 4e-3);
   }
   for (int32_t e = 0; e < d + 4; ++e) EXPECT_EQ(act[static_cast<size_t>(2 * (d + 4) + e)], 0.f);  // empty row
+}
+
+// The pruned last decision layer's row moves: gather copies the listed rows (zeros for -1), scatter
+// writes them back to the listed tokens and leaves every other row alone.
+TYPED_TEST(CudaKernelsTyped, GatherAndScatterRowsMoveTheListedRows) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(31);
+  const int32_t tokens = 37, d = 1024;
+  const std::vector<int32_t> index{0, 36, -1, 5, -1, 17, 4};
+  const auto n = static_cast<int32_t>(index.size());
+  const auto x = randn(rng, static_cast<size_t>(tokens) * d, 3.f);
+  const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(tokens) * d));
+  Dev<int32_t> di(index);
+  Dev<float> dx(x), dxc(std::vector<float>(static_cast<size_t>(n) * d, 7.f));
+  Dev<TypeParam> da(to16<TypeParam>(a)), dac(to16<TypeParam>(std::vector<float>(static_cast<size_t>(n) * d, 7.f)));
+  GatherRowsParams<TypeParam> g;
+  g.index = di.get();
+  g.x = dx.get();
+  g.a = da.get();
+  g.x_out = dxc.get();
+  g.a_out = dac.get();
+  g.rows = n;
+  g.d = d;
+  launch_gather_rows(g, nullptr);
+  const auto xc = dxc.down();
+  const auto ac = from16(dac.down());
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t e = 0; e < d; ++e) {
+      const size_t at = static_cast<size_t>(i) * d + static_cast<size_t>(e);
+      const int32_t t = index[static_cast<size_t>(i)];
+      const size_t src = static_cast<size_t>(t) * d + static_cast<size_t>(e);
+      ASSERT_EQ(xc[at], t < 0 ? 0.f : x[src]) << i << " " << e;
+      ASSERT_EQ(ac[at], t < 0 ? 0.f : a[src]) << i << " " << e;
+    }
+
+  // scatter new values back: listed tokens take them, the others keep x
+  const auto fresh = randn(rng, static_cast<size_t>(n) * d);
+  Dev<float> dfresh(fresh);
+  ScatterRowsParams sc;
+  sc.index = di.get();
+  sc.x_in = dfresh.get();
+  sc.x = dx.get();
+  sc.rows = n;
+  sc.d = d;
+  launch_scatter_rows(sc, nullptr);
+  const auto got = dx.down();
+  std::vector<float> want = x;
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t t = index[static_cast<size_t>(i)];
+    if (t >= 0)
+      std::copy_n(fresh.begin() + static_cast<std::ptrdiff_t>(i) * d, d, want.begin() + static_cast<std::ptrdiff_t>(t) * d);
+  }
+  EXPECT_EQ(got, want);
 }
 
 TEST(CudaKernels, LaunchersRejectBadShapes) {

@@ -58,6 +58,10 @@ constexpr int32_t kResidualGemmFromRows = 4096;
 // Buckets of at least this many tokens run attention's products on wgmma (AttentionParams::wgmma,
 // sm_90a); LAYA_CUDA_ATTN_WGMMA_FROM overrides it (0: never).
 constexpr int32_t kAttnWgmmaFromTokens = 1;
+// Buckets of at least this many tokens run the last decision layer after its attention only on the
+// rows the heads read (each row's first token and the markers: prunes_last_decision_layer);
+// LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits).
+constexpr int32_t kPruneHeadFromTokens = 1024;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
@@ -117,6 +121,7 @@ class DumpCtx {
     sink_->put("markers", out.data(), static_cast<size_t>(batch_.total_markers()), static_cast<size_t>(d_));
   }
   int64_t tokens() const { return batch_.tokens(); }
+  bool wants(const std::string& name) const { return sink_->wants(name); }
 
  private:
   engine::DumpSink* sink_;
@@ -152,6 +157,13 @@ class CudaBackendImpl final : public CudaEngine {
 
  private:
   void check_usable() const;
+  // Whether bucket b runs its last decision layer, after the attention, on the head's rows only:
+  // its output is read at each row's first token (act head) and at the markers (scorer) and
+  // nowhere else, so the other rows' out_proj, FFN and LayerNorms are dead work. Needs the
+  // compact rows (one per row slot and marker slot) to fit the token-sized buffers.
+  bool prunes_last_decision_layer(const Bucket& b) const {
+    return prune_head_from_ > 0 && b.tokens >= prune_head_from_ && b.row_slots() + b.markers <= b.tokens;
+  }
   void record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   template <class Elem>
   void record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
@@ -184,6 +196,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
+  int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -264,6 +277,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                            : 0;
   // The residual GEMMs' timed candidates write to ws_.up, which must hold [T, d] floats.
   residual_from_ = up_cols >= 2 * d ? std::max(0, env_int("LAYA_CUDA_RESIDUAL_GEMM_FROM", kResidualGemmFromRows)) : 0;
+  // The pruned layer's compact attention rows live in ws_.g ([T, intermediate] elements).
+  prune_head_from_ = dims_.inter >= d ? std::max(0, env_int("LAYA_CUDA_PRUNE_HEAD_FROM", kPruneHeadFromTokens)) : 0;
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", kGegluGemmFromRows))
                         : 0;
@@ -341,13 +356,14 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
       "MLP-out partials up to {} rows, skinny GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
-      "output GEMMs {}, attention on wgmma {}",
+      "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
-      attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"));
+      attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
+      prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_) : std::string("never"));
   try {
     warm(options.warmup_shapes);
   } catch (...) {
@@ -595,30 +611,28 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   tp.d = d;
   tp.eps = 1e-5f;
   launch_type_ln(tp, s);
-  for (int32_t li = 0; li < H; ++li) {
+  // A decision layer after its attention: out_proj, add+LN, the ReLU FFN and the residual add,
+  // over `rows` rows of the attention output `att` and the fp32 residual stream `x` (in place);
+  // the add+LN at its end also normalises for the next layer if there is one.
+  auto decision_tail = [&](int32_t li, const Elem* att, float* x, int32_t rows) {
     const auto& hw = w_.head[static_cast<size_t>(li)];
-    linear(GemmArgs<Elem>{y_, as<Elem>(hw.in_w), as<Elem>(hw.in_b), qkv_, T, 3 * d, d, false}, s);
-    ap.rope_cos = ap.rope_sin = nullptr;  // no positions in the decision layers
-    ap.k_rotated = false;
-    ap.window = -1;
-    launch_attention(ap, s);
-    linear(GemmArgs<Elem>{att_, as<Elem>(hw.out_w), as<Elem>(hw.out_b), proj_, T, d, d, false}, s);
+    linear(GemmArgs<Elem>{att, as<Elem>(hw.out_w), as<Elem>(hw.out_b), proj_, rows, d, d, false}, s);
     AddLnParams<Elem> a;
-    a.x = ws_.h;
+    a.x = x;
     a.add = proj_;
     a.weight = hw.n2_w;
     a.bias = hw.n2_b;
     a.y = y_;
-    a.tokens = T;
+    a.tokens = rows;
     a.d = d;
     a.eps = 1e-5f;
     launch_add_ln(a, s);
-    linear(GemmArgs<Elem>{y_, as<Elem>(hw.l1_w), as<Elem>(hw.l1_b), up_, T, dims_.ffn, d, true}, s);
-    linear(GemmArgs<Elem>{up_, as<Elem>(hw.l2_w), as<Elem>(hw.l2_b), proj_, T, d, dims_.ffn, false}, s);
+    linear(GemmArgs<Elem>{y_, as<Elem>(hw.l1_w), as<Elem>(hw.l1_b), up_, rows, dims_.ffn, d, true}, s);
+    linear(GemmArgs<Elem>{up_, as<Elem>(hw.l2_w), as<Elem>(hw.l2_b), proj_, rows, d, dims_.ffn, false}, s);
     AddLnParams<Elem> a2;
-    a2.x = ws_.h;
+    a2.x = x;
     a2.add = proj_;
-    a2.tokens = T;
+    a2.tokens = rows;
     a2.d = d;
     a2.eps = 1e-5f;
     if (li + 1 < H) {
@@ -627,7 +641,52 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       a2.y = y_;
     }
     launch_add_ln(a2, s);
-    if (dumps) dumps->f32(fmt::format("head.{}", li), ws_.h, dump_rows, d);
+  };
+  // The last decision layer runs on the rows the heads read when that is a real saving
+  // (prunes_last_decision_layer); every other layer on every token.
+  const int32_t head_rows = S + K;  // head_tok's slots: one per row slot, one per marker
+  const bool pruned = H > 0 && prunes_last_decision_layer(b);
+  if (pruned) ++stats_.pruned_head_records;
+  for (int32_t li = 0; li < H; ++li) {
+    const auto& hw = w_.head[static_cast<size_t>(li)];
+    linear(GemmArgs<Elem>{y_, as<Elem>(hw.in_w), as<Elem>(hw.in_b), qkv_, T, 3 * d, d, false}, s);
+    ap.rope_cos = ap.rope_sin = nullptr;  // no positions in the decision layers
+    ap.k_rotated = false;
+    ap.window = -1;
+    const std::string dump_name = fmt::format("head.{}", li);
+    if (!pruned || li + 1 < H) {
+      launch_attention(ap, s);
+      decision_tail(li, att_, ws_.h, T);
+    } else {
+      // Attention for the query tiles that hold a head token only, then the rest of the layer on
+      // compact copies of those rows (h in ws_.x and the attention output in g_, both free after
+      // the encoder), and the results written back into h, where the heads read them.
+      AttentionParams<Elem> hp = ap;
+      hp.tiles = ws_.in + l.head_tiles;
+      launch_attention(hp, s);
+      GatherRowsParams<Elem> gr;
+      gr.index = ws_.in + l.head_tok;
+      gr.x = ws_.h;
+      gr.a = att_;
+      gr.x_out = ws_.x;
+      gr.a_out = g_;
+      gr.rows = head_rows;
+      gr.d = d;
+      launch_gather_rows(gr, s);
+      decision_tail(li, g_, ws_.x, head_rows);
+      if (dumps && dumps->wants(dump_name)) {  // the dump shows the layer at every token: run it whole too
+        launch_attention(ap, s);
+        decision_tail(li, att_, ws_.h, T);
+      }
+      ScatterRowsParams sc;
+      sc.index = ws_.in + l.head_tok;
+      sc.x_in = ws_.x;
+      sc.x = ws_.h;
+      sc.rows = head_rows;
+      sc.d = d;
+      launch_scatter_rows(sc, s);
+    }
+    if (dumps) dumps->f32(dump_name, ws_.h, dump_rows, d);
   }
   if (dumps) dumps->markers(ws_.h);
 

@@ -24,6 +24,7 @@ struct CudaStats {
   int64_t graph_replays = 0;     // forwards run by replaying a cached graph (hits)
   int64_t graph_captures = 0;    // successful captures
   int64_t capture_failures = 0;  // failed captures (cleaned up; that forward ran eagerly)
+  int64_t pruned_head_records = 0;  // forwards recorded (eager or captured) with the last decision layer pruned
   int64_t evictions = 0;
   int64_t cached_shapes = 0;
   int64_t cached_bytes = 0;

@@ -72,7 +72,58 @@ __global__ void features_kernel(FeaturesParams<T> p) {
   for (int i = 0; i < 4; ++i) dst[p.d + i] = H::from_float(f[i]);
 }
 
+// One block per listed row; d is a multiple of 8 (checked at load), so rows move in 16-byte
+// (fp32: 2 x 16-byte) pieces.
+template <class T>
+__global__ void gather_rows_kernel(GatherRowsParams<T> p) {
+  dev::pdl_prologue();
+  const int64_t i = blockIdx.x;
+  const int tok = p.index[i];
+  const int chunks = p.d / 8;
+  for (int c = static_cast<int>(threadIdx.x); c < chunks; c += static_cast<int>(blockDim.x)) {
+    float4 x0 = make_float4(0.f, 0.f, 0.f, 0.f), x1 = x0;
+    uint4 a = make_uint4(0u, 0u, 0u, 0u);
+    if (tok >= 0) {
+      const float4* xs = reinterpret_cast<const float4*>(p.x + static_cast<int64_t>(tok) * p.d) + 2 * c;
+      x0 = xs[0];
+      x1 = xs[1];
+      a = reinterpret_cast<const uint4*>(p.a + static_cast<int64_t>(tok) * p.d)[c];
+    }
+    float4* xd = reinterpret_cast<float4*>(p.x_out + i * p.d) + 2 * c;
+    xd[0] = x0;
+    xd[1] = x1;
+    reinterpret_cast<uint4*>(p.a_out + i * p.d)[c] = a;
+  }
+}
+
+__global__ void scatter_rows_kernel(ScatterRowsParams p) {
+  dev::pdl_prologue();
+  const int64_t i = blockIdx.x;
+  const int tok = p.index[i];
+  if (tok < 0) return;
+  const float4* src = reinterpret_cast<const float4*>(p.x_in + i * p.d);
+  float4* dst = reinterpret_cast<float4*>(p.x + static_cast<int64_t>(tok) * p.d);
+  for (int c = static_cast<int>(threadIdx.x); c < p.d / 4; c += static_cast<int>(blockDim.x)) dst[c] = src[c];
+}
+
 }  // namespace
+
+template <class T>
+void launch_gather_rows(const GatherRowsParams<T>& p, cudaStream_t stream) {
+  LAYA_REQUIRE(p.index && p.x && p.a && p.x_out && p.a_out && p.rows >= 0 && p.d > 0 && p.d % 8 == 0,
+               ErrorKind::internal, "gather_rows: bad parameters");
+  if (p.rows == 0) return;
+  launch_kernel(gather_rows_kernel<T>, static_cast<unsigned>(p.rows), 128, stream, true, p);
+  LAYA_CUDA_CHECK_LAUNCH();
+}
+
+void launch_scatter_rows(const ScatterRowsParams& p, cudaStream_t stream) {
+  LAYA_REQUIRE(p.index && p.x_in && p.x && p.rows >= 0 && p.d > 0 && p.d % 4 == 0, ErrorKind::internal,
+               "scatter_rows: bad parameters");
+  if (p.rows == 0) return;
+  launch_kernel(scatter_rows_kernel, static_cast<unsigned>(p.rows), 128, stream, true, p);
+  LAYA_CUDA_CHECK_LAUNCH();
+}
 
 template <class T>
 void launch_small_linear(const SmallLinearParams<T>& p, cudaStream_t stream) {
@@ -95,7 +146,8 @@ void launch_features(const FeaturesParams<T>& p, cudaStream_t stream) {
 
 #define LAYA_INSTANTIATE_HEADS(T)                                                    \
   template void launch_small_linear<T>(const SmallLinearParams<T>&, cudaStream_t); \
-  template void launch_features<T>(const FeaturesParams<T>&, cudaStream_t);
+  template void launch_features<T>(const FeaturesParams<T>&, cudaStream_t);        \
+  template void launch_gather_rows<T>(const GatherRowsParams<T>&, cudaStream_t);
 LAYA_FOR_HALF16(LAYA_INSTANTIATE_HEADS)
 
 }  // namespace laya::cuda

@@ -2,7 +2,8 @@
 // output, action head; one warp per output, fp32 accumulation, bias added in fp32 then ONE rounding
 // to T, as autocast addmm does; optional exact GELU applied to the rounded value and rounded again)
 // and the act-head features (softmax of a row's raw T logits: top1, top1 - top2, normalised
-// entropy, k/255, after the CLS hidden state).
+// entropy, k/255, after the CLS hidden state), and the gather / scatter of the rows the heads read
+// (the pruned last decision layer runs on those rows only).
 #pragma once
 
 #include <cstdint>
@@ -38,5 +39,29 @@ struct FeaturesParams {
 };
 template <class T>
 void launch_features(const FeaturesParams<T>& p, cudaStream_t stream);
+
+// Compact copies of the rows listed in `index` (token indices, -1 = an empty slot): row i of
+// x_out / a_out is row index[i] of x / a, zeros for -1.
+template <class T>
+struct GatherRowsParams {
+  const int32_t* index = nullptr;  // [rows]
+  const float* x = nullptr;        // [tokens, d]
+  const T* a = nullptr;            // [tokens, d]
+  float* x_out = nullptr;          // [rows, d]
+  T* a_out = nullptr;              // [rows, d]
+  int32_t rows = 0, d = 0;
+};
+template <class T>
+void launch_gather_rows(const GatherRowsParams<T>& p, cudaStream_t stream);
+
+// The inverse for the fp32 rows: row index[i] of x = row i of x_in (slots of -1 skipped; the
+// indices of one call are distinct, so no two writes meet).
+struct ScatterRowsParams {
+  const int32_t* index = nullptr;  // [rows]
+  const float* x_in = nullptr;     // [rows, d]
+  float* x = nullptr;              // [tokens, d]
+  int32_t rows = 0, d = 0;
+};
+void launch_scatter_rows(const ScatterRowsParams& p, cudaStream_t stream);
 
 }  // namespace laya::cuda

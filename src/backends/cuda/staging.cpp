@@ -1,6 +1,8 @@
 #include "backends/cuda/staging.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "laya/errors.h"
 
@@ -27,6 +29,8 @@ StagingLayout StagingLayout::for_bucket(const Bucket& b) {
   l.marker_offsets = take(b.row_slots() + 1);
   l.marker_tok = take(b.markers);
   l.tiles = take(l.tile_capacity * 2);
+  l.head_tok = take(b.row_slots() + b.markers);
+  l.head_tiles = take(l.tile_capacity * 2);
   l.total = at;
   return l;
 }
@@ -83,7 +87,32 @@ StagedCounts pack_inputs(const engine::Batch& batch, const Bucket& bucket, int32
     tiles[2 * i] = -1;
     tiles[2 * i + 1] = -1;
   }
-  return StagedCounts{t, r, k, n_tiles};
+
+  int32_t* head_tok = out.data() + l.head_tok;
+  int32_t* head_tiles = out.data() + l.head_tiles;
+  std::fill(head_tok, head_tok + slots + bucket.markers, -1);
+  std::fill(head_tiles, head_tiles + 2 * l.tile_capacity, -1);
+  int32_t n_head_tiles = 0;
+  std::vector<uint8_t> taken;  // per position of one row: already a head token
+  for (int32_t s = 0; s < r; ++s) {
+    const int32_t first = row_off[s];
+    taken.assign(static_cast<size_t>(row_off[s + 1] - first), 0);
+    auto take_token = [&](int32_t slot, int32_t tok) {  // a token listed twice is listed once (-1 after)
+      if (taken[static_cast<size_t>(tok - first)] != 0) return;
+      taken[static_cast<size_t>(tok - first)] = 1;
+      head_tok[slot] = tok;
+    };
+    take_token(s, first);  // a batch row holds at least one token (Batch::validate)
+    for (int32_t m = mark_off[s]; m < mark_off[s + 1]; ++m) take_token(slots + m, mark_tok[m]);
+    for (int32_t q = 0; q < static_cast<int32_t>(taken.size()); q += qt) {  // the row's tiles, in order
+      const int32_t end = std::min<int32_t>(q + qt, static_cast<int32_t>(taken.size()));
+      if (std::find(taken.begin() + q, taken.begin() + end, uint8_t{1}) == taken.begin() + end) continue;
+      head_tiles[2 * n_head_tiles] = s;
+      head_tiles[2 * n_head_tiles + 1] = first + q;
+      ++n_head_tiles;
+    }
+  }
+  return StagedCounts{t, r, k, n_tiles, n_head_tiles};
 }
 
 }  // namespace laya::cuda

@@ -1,6 +1,6 @@
 // Host staging of one forward's inputs: every integer the kernels read (token ids, positions,
-// token->row map, row offsets, qtypes, marker offsets, marker token indices, attention tile table)
-// in ONE contiguous int32 block, so the upload is one async copy from pinned memory (and one
+// token->row map, row offsets, qtypes, marker offsets, marker token indices, attention tile table,
+// the tokens the heads read and their attention tiles) in ONE contiguous int32 block, so the upload is one async copy from pinned memory (and one
 // memcpy node inside a CUDA Graph). The block is laid out per bucket; the same layout gives the
 // device-side pointers.
 //
@@ -29,6 +29,13 @@ struct StagingLayout {
   int64_t marker_tok = 0;      // [markers]   packed token index of each marker (padding: 0)
   int64_t tiles = 0;           // [tile_capacity * 2] (row slot, first query) or (-1, -1)
   int64_t tile_capacity = 0;
+  // The tokens whose last-decision-layer output the heads read (cuda_backend.cpp, "pruned last
+  // decision layer"): [row_slots] each real row's first token ([CLS], read by the act head), then
+  // [markers] each marker's token (read by the scorer); -1 for padding slots.
+  int64_t head_tok = 0;
+  // [tile_capacity * 2]: the attention tiles (as in `tiles`) holding at least one head_tok token,
+  // then (-1, -1).
+  int64_t head_tiles = 0;
   int64_t total = 0;           // elements in the block
 
   static StagingLayout for_bucket(const Bucket& b);
@@ -41,6 +48,7 @@ struct StagedCounts {
   int32_t rows = 0;
   int32_t markers = 0;
   int32_t tiles = 0;
+  int32_t head_tiles = 0;
 };
 
 // Validates `batch` (structure, ids < vocab, rows <= max_row_len, fits `bucket`) and writes the
