@@ -32,9 +32,9 @@ TEST(CudaStaging, LayoutSectionsAreAlignedAndDisjoint) {
     }
   }
   EXPECT_GE(l.pos - l.ids, 96);
-  EXPECT_GE(l.head_tok - l.tiles, l.tile_capacity * 2);
+  EXPECT_GE(l.head_tok - l.tiles, l.tile_capacity * 4);
   EXPECT_GE(l.head_tiles - l.head_tok, b.row_slots() + b.markers);
-  EXPECT_GE(l.total - l.head_tiles, l.tile_capacity * 2);
+  EXPECT_GE(l.total - l.head_tiles, l.tile_capacity * 4);
 }
 
 TEST(CudaStaging, PacksRowsTailAndTiles) {
@@ -68,11 +68,12 @@ TEST(CudaStaging, PacksRowsTailAndTiles) {
   EXPECT_EQ(tr[90], 3);
   const int32_t* qt = buf.data() + l.qtypes;
   EXPECT_EQ(std::vector<int32_t>(qt, qt + 4), (std::vector<int32_t>{1, 2, 0, 0}));
-  // tiles: row 0 -> q 0, 64; row 1 -> 70; tail -> 75
+  // tiles (row, first query, row start, row end): row 0 -> q 0, 64; row 1 -> 70; tail -> 75
   EXPECT_EQ(c.tiles, 4);
   const int32_t* t = buf.data() + l.tiles;
-  EXPECT_EQ(std::vector<int32_t>(t, t + 8), (std::vector<int32_t>{0, 0, 0, 64, 1, 70, 3, 75}));
-  for (int64_t i = c.tiles; i < l.tile_capacity; ++i) EXPECT_EQ(t[2 * i], -1);
+  EXPECT_EQ(std::vector<int32_t>(t, t + 16),
+            (std::vector<int32_t>{0, 0, 0, 70, 0, 64, 0, 70, 1, 70, 70, 75, 3, 75, 75, 96}));
+  for (int64_t i = 4 * c.tiles; i < 4 * l.tile_capacity; ++i) EXPECT_EQ(t[i], -1);
 }
 
 // The rows the heads read (the pruned last decision layer): each real row's first token, then the
@@ -87,8 +88,8 @@ TEST(CudaStaging, ListsTheHeadRowsAndTheirTiles) {
   EXPECT_EQ(std::vector<int32_t>(ht, ht + 12), (std::vector<int32_t>{0, 70, -1, -1, 3, 9, 74, -1, -1, -1, -1, -1}));
   EXPECT_EQ(c.head_tiles, 2);  // row 0: tile 0 only (tokens 64..69 hold no head token); row 1: its tile
   const int32_t* tl = buf.data() + l.head_tiles;
-  EXPECT_EQ(std::vector<int32_t>(tl, tl + 4), (std::vector<int32_t>{0, 0, 1, 70}));
-  for (int64_t i = c.head_tiles; i < l.tile_capacity; ++i) EXPECT_EQ(tl[2 * i], -1);
+  EXPECT_EQ(std::vector<int32_t>(tl, tl + 8), (std::vector<int32_t>{0, 0, 0, 70, 1, 70, 70, 75}));
+  for (int64_t i = 4 * c.head_tiles; i < 4 * l.tile_capacity; ++i) EXPECT_EQ(tl[i], -1);
 
   engine::Batch dup;  // row 0: markers on [CLS], twice on 100 and on 130; row 1: one token
   dup.add_row(std::vector<int32_t>(140, 5), std::vector<int32_t>{0, 100, 100, 130}, 0);
@@ -101,7 +102,8 @@ TEST(CudaStaging, ListsTheHeadRowsAndTheirTiles) {
   EXPECT_EQ(std::vector<int32_t>(ht2, ht2 + 11), (std::vector<int32_t>{0, 140, -1, -1, 100, -1, 130, -1, -1, -1, -1}));
   EXPECT_EQ(c2.head_tiles, 4);  // row 0: tiles at 0, 64 (100), 128 (130); row 1: its tile
   const int32_t* tl2 = buf2.data() + l2.head_tiles;
-  EXPECT_EQ(std::vector<int32_t>(tl2, tl2 + 8), (std::vector<int32_t>{0, 0, 0, 64, 0, 128, 1, 140}));
+  EXPECT_EQ(std::vector<int32_t>(tl2, tl2 + 16),
+            (std::vector<int32_t>{0, 0, 0, 140, 0, 64, 0, 140, 0, 128, 0, 140, 1, 140, 140, 141}));
 }
 
 TEST(CudaStaging, InvalidBatchWritesNothing) {

@@ -114,32 +114,28 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& ref, 
                       << " finite " << d.finite;
 }
 
-// Row offsets and the query tile table (64 or 128 queries per tile) for the given lengths (0 = empty row).
+// Row offsets and the query tile table (64 or 128 queries per tile: row, first query, row start, row
+// end) for the given lengths (0 = empty row).
 void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std::vector<int32_t>& tiles,
                int32_t tile = kAttnTile) {
   offs = {0};
   tiles.clear();
   for (size_t r = 0; r < lens.size(); ++r) {
-    for (int32_t q = offs.back(); q < offs.back() + lens[r]; q += tile) {
-      tiles.push_back(static_cast<int32_t>(r));
-      tiles.push_back(q);
-    }
+    for (int32_t q = offs.back(); q < offs.back() + lens[r]; q += tile)
+      tiles.insert(tiles.end(), {static_cast<int32_t>(r), q, offs.back(), offs.back() + lens[r]});
     offs.push_back(offs.back() + lens[r]);
   }
-  tiles.push_back(-1);  // one unused tile, as buckets have
-  tiles.push_back(-1);
+  tiles.insert(tiles.end(), 4, -1);  // one unused tile, as buckets have
 }
 
-// Attention parameters over a packed qkv buffer, its row offsets and its tile table (the fields
-// every case sets; the caller adds out, window, kernel form and split).
+// Attention parameters over a packed qkv buffer and its tile table (the fields every case sets; the
+// caller adds out, window, kernel form and split).
 template <class E>
-AttentionParams<E> attention_params(const E* qkv, const Dev<int32_t>& offs, const Dev<int32_t>& tiles,
-                                    size_t tile_entries, int32_t heads) {
+AttentionParams<E> attention_params(const E* qkv, const Dev<int32_t>& tiles, size_t tile_ints, int32_t heads) {
   AttentionParams<E> p;
   p.qkv = qkv;
-  p.row_offsets = offs.get();
   p.tiles = tiles.get();
-  p.tile_capacity = static_cast<int32_t>(tile_entries / 2);
+  p.tile_capacity = static_cast<int32_t>(tile_ints / 4);
   p.heads = heads;
   return p;
 }
@@ -156,8 +152,8 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   const auto qkv = round16<E>(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f));
   Dev<E> dq(to16<E>(qkv));
   Dev<E> dout(static_cast<size_t>(T) * d);
-  Dev<int32_t> doffs(offs), dtiles(tiles);
-  AttentionParams<E> p = attention_params<E>(dq.get(), doffs, dtiles, tiles.size(), heads);
+  Dev<int32_t> dtiles(tiles);
+  AttentionParams<E> p = attention_params<E>(dq.get(), dtiles, tiles.size(), heads);
   p.out = dout.get();
   p.window = window;
   p.simt = simt;
@@ -223,14 +219,14 @@ TYPED_TEST(CudaKernelsTyped, AttentionZeroRowWritesZerosAndLeavesOtherRowsAlone)
   tiles_for(lens, offs, tiles, kAttnTile);
   const int32_t T = offs.back();
   Dev<TypeParam> dq(to16<TypeParam>(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f)));
-  Dev<int32_t> doffs(offs), dtiles(tiles);
+  Dev<int32_t> dtiles(tiles);
   std::vector<std::tuple<bool, int32_t, bool>> forms = {{true, 1, false}, {false, 1, false}, {false, 2, false},
                                                         {false, 4, false}};
   if (attention_wgmma_supported())
     for (int32_t split : {1, 2, 4}) forms.emplace_back(false, split, true);
   for (const auto& [simt, split, wgmma] : forms) {
     SCOPED_TRACE(::testing::Message() << (simt ? "simt" : wgmma ? "wgmma" : "mma") << " key split " << split);
-    AttentionParams<TypeParam> p = attention_params<TypeParam>(dq.get(), doffs, dtiles, tiles.size(), heads);
+    AttentionParams<TypeParam> p = attention_params<TypeParam>(dq.get(), dtiles, tiles.size(), heads);
     p.simt = simt;
     p.key_split = split;
     p.wgmma = wgmma;
@@ -288,10 +284,10 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
     }
   const auto qkv = to16<TypeParam>(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f));
   Dev<float> dc(hc), ds(hs);
-  Dev<int32_t> dpos(pos), doffs(offs), dtiles(tiles);
+  Dev<int32_t> dpos(pos), dtiles(tiles);
   for (int32_t window : {-1, 64, 5}) {
     Dev<TypeParam> q1(qkv), q2(qkv), o1(static_cast<size_t>(T) * d), o2(static_cast<size_t>(T) * d);
-    AttentionParams<TypeParam> p = attention_params<TypeParam>(q1.get(), doffs, dtiles, tiles.size(), heads);
+    AttentionParams<TypeParam> p = attention_params<TypeParam>(q1.get(), dtiles, tiles.size(), heads);
     p.window = window;
     p.query_tile = tile;
     p.key_split = split;

@@ -26,10 +26,10 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams<T> p) {
   __shared__ __align__(16) T vs[kBK][kD];
   const int tile = blockIdx.x;
   const int head = blockIdx.y;
-  const int row = p.tiles[2 * tile];
+  const int4 entry = reinterpret_cast<const int4*>(p.tiles)[tile];
+  const int row = entry.x;
   if (row < 0) return;  // unused tile: uniform across the block
-  const int q0 = p.tiles[2 * tile + 1];
-  const int rs = p.row_offsets[row], re = p.row_offsets[row + 1];
+  const int q0 = entry.y, rs = entry.z, re = entry.w;
   const int qi = q0 + static_cast<int>(threadIdx.x);
   const bool active = qi < re;
   if (row == p.zero_row) {  // uniform across the block
@@ -232,10 +232,10 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   };
   const int tile = blockIdx.x;
   const int head = blockIdx.y;
-  const int row = p.tiles[2 * tile];
+  const int4 entry = reinterpret_cast<const int4*>(p.tiles)[tile];
+  const int row = entry.x;
   if (row < 0) return;
-  const int q0 = p.tiles[2 * tile + 1];
-  const int rs = p.row_offsets[row], re = p.row_offsets[row + 1];
+  const int q0 = entry.y, rs = entry.z, re = entry.w;
   if (row == p.zero_row) {  // zeros for the row's queries, 16 bytes per thread and step
     for (int i = static_cast<int>(threadIdx.x); i < kBQ * (kD / 8); i += kBlockThreads) {
       const int t = q0 + i / (kD / 8);
@@ -660,7 +660,8 @@ bool attention_wgmma_supported() {
 
 template <class T>
 void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
-  LAYA_REQUIRE(p.qkv && p.out && p.row_offsets && p.tiles && p.tile_capacity >= 0 && p.heads > 0 && p.window >= -1,
+  LAYA_REQUIRE(p.qkv && p.out && p.tiles && p.tile_capacity >= 0 && p.heads > 0 && p.window >= -1 &&
+                   reinterpret_cast<uintptr_t>(p.tiles) % 16 == 0,
                ErrorKind::internal, "attention: bad parameters");
   LAYA_REQUIRE(p.rope_cos == nullptr || (p.rope_sin != nullptr && p.rope_len > 0 && !p.simt), ErrorKind::internal,
                "attention: fused RoPE needs both tables, a length, and the tensor-core kernel");

@@ -1,7 +1,7 @@
 // Bidirectional multi-head attention over packed varlen rows (head_dim 64), global or windowed
 // (keys with |i - j| <= window), reading q|k|v from one [tokens, 3*heads*64] buffer of 16-bit T
 // (the precision mode's type, __nv_bfloat16 or __half) and writing [tokens, heads*64] T. fp32 scores, softmax and accumulation; a query with no valid key
-// writes zeros, and so does every query of the zero_row slot. Two kernels: tensor-core (default; mma.sync, or wgmma on sm_90a with AttentionParams::wgmma) and plain fp32 SIMT. Work is a table of 64-query tiles (row slot, first query) built on the host, so a
+// writes zeros, and so does every query of the zero_row slot. Two kernels: tensor-core (default; mma.sync, or wgmma on sm_90a with AttentionParams::wgmma) and plain fp32 SIMT. Work is a table of 64-query tiles (row slot, first query, row start, row end) built on the host, so a
 // CUDA Graph captured for a bucket serves any row lengths that fit it.
 #pragma once
 
@@ -17,8 +17,10 @@ template <class T>
 struct AttentionParams {
   const T* qkv = nullptr;                // [tokens, 3 * heads * 64]
   T* out = nullptr;                      // [tokens, heads * 64]
-  const int32_t* row_offsets = nullptr;  // [row_slots + 1]
-  const int32_t* tiles = nullptr;        // [tile_capacity * 2]: (row slot, first query) or (-1, -1)
+  // [tile_capacity * 4], 16-byte aligned: (row slot, first query, row start, row end) or -1s. The
+  // row's bounds travel with the tile so that a block reads them in its first load instead of a
+  // second, dependent one (a row-offset lookup): one global round trip less before its loads.
+  const int32_t* tiles = nullptr;
   int32_t tile_capacity = 0;
   int32_t heads = 0;
   int32_t window = -1;  // -1: global; else keys with |i - j| <= window

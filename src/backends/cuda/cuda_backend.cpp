@@ -513,7 +513,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   AttentionParams<Elem> ap;
   ap.qkv = qkv_;
   ap.out = att_;
-  ap.row_offsets = row_off;
   ap.tiles = tiles;
   ap.tile_capacity = static_cast<int32_t>(l.tile_capacity);
   ap.heads = dims_.heads;

@@ -28,9 +28,9 @@ StagingLayout StagingLayout::for_bucket(const Bucket& b) {
   l.qtypes = take(b.row_slots());
   l.marker_offsets = take(b.row_slots() + 1);
   l.marker_tok = take(b.markers);
-  l.tiles = take(l.tile_capacity * 2);
+  l.tiles = take(l.tile_capacity * 4);
   l.head_tok = take(b.row_slots() + b.markers);
-  l.head_tiles = take(l.tile_capacity * 2);
+  l.head_tiles = take(l.tile_capacity * 4);
   l.total = at;
   return l;
 }
@@ -78,20 +78,20 @@ StagedCounts pack_inputs(const engine::Batch& batch, const Bucket& bucket, int32
   for (int32_t s = 0; s < slots; ++s) {
     for (int32_t q = row_off[s]; q < row_off[s + 1]; q += qt) {
       LAYA_ASSERT(n_tiles < l.tile_capacity, "attention tile table overflow in bucket {}", bucket.to_string());
-      tiles[2 * n_tiles] = s;
-      tiles[2 * n_tiles + 1] = q;
+      int32_t* e = tiles + 4 * n_tiles;
+      e[0] = s;
+      e[1] = q;
+      e[2] = row_off[s];
+      e[3] = row_off[s + 1];
       ++n_tiles;
     }
   }
-  for (int64_t i = n_tiles; i < l.tile_capacity; ++i) {
-    tiles[2 * i] = -1;
-    tiles[2 * i + 1] = -1;
-  }
+  std::fill(tiles + 4 * n_tiles, tiles + 4 * l.tile_capacity, -1);
 
   int32_t* head_tok = out.data() + l.head_tok;
   int32_t* head_tiles = out.data() + l.head_tiles;
   std::fill(head_tok, head_tok + slots + bucket.markers, -1);
-  std::fill(head_tiles, head_tiles + 2 * l.tile_capacity, -1);
+  std::fill(head_tiles, head_tiles + 4 * l.tile_capacity, -1);
   int32_t n_head_tiles = 0;
   std::vector<uint8_t> taken;  // per position of one row: already a head token
   for (int32_t s = 0; s < r; ++s) {
@@ -107,8 +107,11 @@ StagedCounts pack_inputs(const engine::Batch& batch, const Bucket& bucket, int32
     for (int32_t q = 0; q < static_cast<int32_t>(taken.size()); q += qt) {  // the row's tiles, in order
       const int32_t end = std::min<int32_t>(q + qt, static_cast<int32_t>(taken.size()));
       if (std::find(taken.begin() + q, taken.begin() + end, uint8_t{1}) == taken.begin() + end) continue;
-      head_tiles[2 * n_head_tiles] = s;
-      head_tiles[2 * n_head_tiles + 1] = first + q;
+      int32_t* e = head_tiles + 4 * n_head_tiles;
+      e[0] = s;
+      e[1] = first + q;
+      e[2] = first;
+      e[3] = row_off[s + 1];
       ++n_head_tiles;
     }
   }

@@ -27,14 +27,14 @@ struct StagingLayout {
   int64_t qtypes = 0;          // [row_slots]
   int64_t marker_offsets = 0;  // [row_slots + 1]
   int64_t marker_tok = 0;      // [markers]   packed token index of each marker (padding: 0)
-  int64_t tiles = 0;           // [tile_capacity * 2] (row slot, first query) or (-1, -1)
+  int64_t tiles = 0;           // [tile_capacity * 4] (row slot, first query, row start, row end) or -1s
   int64_t tile_capacity = 0;
   // The tokens whose last-decision-layer output the heads read (cuda_backend.cpp, "pruned last
   // decision layer"): [row_slots] each real row's first token ([CLS], read by the act head), then
   // [markers] each marker's token (read by the scorer); -1 for padding slots.
   int64_t head_tok = 0;
-  // [tile_capacity * 2]: the attention tiles (as in `tiles`) holding at least one head_tok token,
-  // then (-1, -1).
+  // [tile_capacity * 4]: the attention tiles (as in `tiles`) holding at least one head_tok token,
+  // then -1s.
   int64_t head_tiles = 0;
   int64_t total = 0;           // elements in the block
 
