@@ -84,22 +84,6 @@ TEST(CudaBucket, KeySplitFillsOneWaveOnlyWhereRowsHaveKeyTilesToShare) {
   EXPECT_EQ(split(512, 1, 4, 64), 1);  // rows of at most 64 tokens
 }
 
-// Tiles per attention block: more than one only while the bucket keeps two waves of blocks (4 per
-// SM on 132 SMs: 528 a wave), never with a key split; a forced value wins where there is no split.
-TEST(CudaBucket, AttentionEntriesKeepTwoWaves) {
-  const BucketLimits lim{8192, 64, 4096};
-  auto entries = [&](int32_t tokens, int32_t rows, int32_t split = 1, int32_t forced = 0) {
-    return attention_entries_per_block(choose_bucket(tokens, rows, 4, lim), 16, 132, split, forced);
-  };
-  EXPECT_EQ(entries(8192, 16), 2);     // 144 tiles x 16 heads = 2304 blocks: 2 per block leaves 1152
-  EXPECT_EQ(entries(4096, 8), 1);      // 1152 blocks: halving would leave 576, about one wave
-  EXPECT_EQ(entries(1856, 4), 1);
-  EXPECT_EQ(entries(48, 1), 1);
-  EXPECT_EQ(entries(8192, 16, 2), 1);  // a key split: one tile per block
-  EXPECT_EQ(entries(4096, 8, 1, 4), 4);
-  EXPECT_EQ(entries(512, 1, 4, 4), 1);
-}
-
 TEST(CudaBucket, ParseShapes) {
   const auto s = parse_shapes("1x48, 4x64,16x512");
   ASSERT_EQ(s.size(), 3u);

@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(kBQ) attention_kernel(AttentionParams<T> p) {
   __shared__ __align__(16) T vs[kBK][kD];
   const int tile = blockIdx.x;
   const int head = blockIdx.y;
-  const int4 entry = reinterpret_cast<const int4*>(p.tiles)[tile];  // one tile per block (entries == 1)
+  const int4 entry = reinterpret_cast<const int4*>(p.tiles)[tile];
   const int row = entry.x;
   if (row < 0) return;  // unused tile: uniform across the block
   const int q0 = entry.y, rs = entry.z, re = entry.w;
@@ -230,7 +230,21 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
     else
       asm volatile("bar.sync %0, %1;" ::"r"(grp + 1), "n"(kThreads) : "memory");
   };
+  const int tile = blockIdx.x;
   const int head = blockIdx.y;
+  const int4 entry = reinterpret_cast<const int4*>(p.tiles)[tile];
+  const int row = entry.x;
+  if (row < 0) return;
+  const int q0 = entry.y, rs = entry.z, re = entry.w;
+  if (row == p.zero_row) {  // zeros for the row's queries, 16 bytes per thread and step
+    for (int i = static_cast<int>(threadIdx.x); i < kBQ * (kD / 8); i += kBlockThreads) {
+      const int t = q0 + i / (kD / 8);
+      if (t < re)
+        *reinterpret_cast<uint4*>(p.out + static_cast<size_t>(t) * p.heads * kD + head * kD + (i % (kD / 8)) * 8) =
+            make_uint4(0, 0, 0, 0);
+    }
+    return;
+  }
   const size_t ld = static_cast<size_t>(3) * p.heads * kD;
   const size_t qoff = static_cast<size_t>(head) * kD;
   const size_t koff = static_cast<size_t>(p.heads) * kD + head * kD;
@@ -246,7 +260,21 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
       return exp2f(x);
   };
   const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, tig = lane & 3;
+
   const int tmax = p.rope_len - 1;
+  int lo = rs, hi = re;
+  if (p.window >= 0) {
+    lo = max(rs, q0 - p.window);
+    hi = min(re, min(q0 + kBQ, re) - 1 + p.window + 1);
+  }
+  // This group's keys: its share of the 64-key tiles of [lo, hi) (whole tiles, so the masks
+  // against hi below stay exact).
+  int glo = lo, ghi = hi;
+  if constexpr (kSplit > 1) {
+    const int per = ((hi - lo + 63) / 64 + kSplit - 1) / kSplit;
+    glo = min(hi, lo + grp * per * 64);
+    ghi = min(hi, lo + (grp + 1) * per * 64);
+  }
   // Each thread copies the same 16-byte column chunk of kRowsPer key rows of every tile, so the
   // addresses are mostly computed once.
   constexpr int kRowsPer = 64 * 8 / kThreads, kRowStep = kThreads / 8;
@@ -259,7 +287,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   const uint32_t row_bytes = 3u * static_cast<uint32_t>(p.heads) * kD * sizeof(T);
   const char* kbase = reinterpret_cast<const char*>(p.qkv + koff + c8);
   const char* vbase = reinterpret_cast<const char*>(p.qkv + voff + c8);
-  auto stage = [&](int buf, int kb, int hi, int rs) {
+  auto stage = [&](int buf, int kb) {
 #pragma unroll
     for (int r = 0; r < kRowsPer; ++r) {
       const int j = j0 + r * kRowStep;
@@ -282,349 +310,290 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
     }
     cp_async_commit();
   };
-  // The block's tiles: `entries` consecutive entries of the table from blockIdx.x * entries, run
-  // one after the other. Each tile's first K/V tile is requested during the
-  // previous tile's last one (into the buffer that is free then), and its table entry read at the
-  // previous tile's start, so the round trips a block pays before its first products are paid
-  // once per block, not per tile (docs/benchmarks/cuda.md item 37).
-  // Runs of tiles are a wgmma-form feature: in the other forms (and with a key split) the loop below
-  // runs once, and known at compile time, so their code and registers stay those of one tile.
-  constexpr bool kRuns = kSplit == 1 && kWg;
-  const int entries = kRuns ? p.entries : 1;
-  const int first_tile = static_cast<int>(blockIdx.x) * entries;
-  auto read_entry = [&](int t) {
-    return t < p.tile_capacity && t < first_tile + entries ? reinterpret_cast<const int4*>(p.tiles)[t]
-                                                           : make_int4(-1, -1, -1, -1);
-  };
-  // The keys a tile's queries may see: [lo, hi).
-  auto key_range = [&](const int4& en, int& lo, int& hi) {
-    lo = en.z;
-    hi = en.w;
-    if (p.window >= 0) {
-      lo = max(en.z, en.y - p.window);
-      hi = min(en.w, min(en.y + kBQ, en.w) - 1 + p.window + 1);
+  // The first K/V tile is requested before the queries are loaded, so the two overlap.
+  if (glo < ghi) stage(0, glo);
+#pragma unroll
+  for (int k = 0; k < (kBQ * 4 + kBlockThreads - 1) / kBlockThreads; ++k) {  // unrolled like the K loads above
+    const int i = static_cast<int>(threadIdx.x) + k * kBlockThreads;
+    if (kBQ * 4 % kBlockThreads != 0 && i >= kBQ * 4) break;
+    const int r = i >> 2, c = i & 3;
+    const int t = q0 + r;
+    load_pair(&qs[tile_at<kWg>(r, c)], &qs[tile_at<kWg>(r, 4 + c)], p.qkv + t * ld + qoff, c, t < re,
+              min(t - rs, tmax), p.rope_cos, p.rope_sin);
+  }
+  const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
+  // The keys each of them may attend to: [key_lo, key_hi] (every key of the loop is >= lo).
+  const int key_lo_a = p.window < 0 ? lo : qa - p.window, key_lo_b = p.window < 0 ? lo : qb - p.window;
+  const int key_hi_a = p.window < 0 ? hi - 1 : min(hi - 1, qa + p.window);
+  const int key_hi_b = p.window < 0 ? hi - 1 : min(hi - 1, qb + p.window);
+  float o[8][4];
+#pragma unroll
+  for (int n = 0; n < 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
+  uint32_t qf[4][4];  // mma.sync's A fragments of q (wgmma reads q from shared memory)
+  if constexpr (kWg) dev::fence_proxy_async_smem();  // the q tile's plain stores, for wgmma
+  __syncthreads();
+  if constexpr (!kWg) {
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      const T* base = &qs[(warp * 16 + g) * kStride + kk * 16 + tig * 2];
+      qf[kk][0] = *reinterpret_cast<const uint32_t*>(base);
+      qf[kk][1] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride);
+      qf[kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
+      qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
     }
-  };
+  }
+  // wgmma descriptors: this warpgroup's 64 rows of the q tile, the first K and V buffers; a step of
+  // 16 dims is +2 (32 bytes), of 16 keys of V +128 (2048 bytes), the second buffer +kTile * 2 / 16.
+  const uint64_t q_desc = dev::sw128_desc(qs + (warp >> 2) * 64 * 64);
+  const uint64_t k_desc = dev::sw128_desc(ks[0]), v_desc = dev::sw128_desc_mn(vs[0]);
+  constexpr uint64_t kBufDesc = kTile * 2 / 16;
   int buf = 0;
-  bool staged = false;  // this tile's first K/V tile was requested by the previous tile
-  int4 entry = read_entry(first_tile);
-  for (int tile = first_tile; entry.x >= 0; ++tile) {
-    const int4 next = kRuns ? read_entry(tile + 1) : make_int4(-1, -1, -1, -1);
-    const int row = entry.x, q0 = entry.y, rs = entry.z, re = entry.w;
-    if (row == p.zero_row) {  // zeros for the row's queries, 16 bytes per thread and step
-      for (int i = static_cast<int>(threadIdx.x); i < kBQ * (kD / 8); i += kBlockThreads) {
-        const int t = q0 + i / (kD / 8);
-        if (t < re)
-          *reinterpret_cast<uint4*>(p.out + static_cast<size_t>(t) * p.heads * kD + head * kD + (i % (kD / 8)) * 8) =
-              make_uint4(0, 0, 0, 0);
-      }
-      entry = next;
-      staged = false;
-      continue;
+  for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
+    // The buffer written here was last read in the previous iteration, which ended in a barrier.
+    if (kb + 64 < ghi) {
+      stage(buf ^ 1, kb + 64);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
     }
-    int lo, hi;
-    key_range(entry, lo, hi);
-    // This group's keys: its share of the 64-key tiles of [lo, hi) (whole tiles, so the masks
-    // against hi below stay exact).
-    int glo = lo, ghi = hi;
-    if constexpr (kSplit > 1) {
-      const int per = ((hi - lo + 63) / 64 + kSplit - 1) / kSplit;
-      glo = min(hi, lo + grp * per * 64);
-      ghi = min(hi, lo + (grp + 1) * per * 64);
-    }
-    // The first K/V tile is requested before the queries are loaded, so the two overlap.
-    if (!staged && glo < ghi) stage(buf, glo, hi, rs);
-    // The next tile's first K/V tile, requested during this tile's last one.
-    const bool prefetch = kRuns && next.x >= 0 && next.x != p.zero_row;
-    int next_lo = 0, next_hi = 0;
-    if (prefetch) key_range(next, next_lo, next_hi);
+    // wgmma reads shared memory through the async proxy: this thread's writes to the tile (cp.async
+    // and, with kRopeK, plain stores) become visible to it only after a proxy fence.
+    if constexpr (kWg) dev::fence_proxy_async_smem();
+    group_sync();
+    const T* kt = ks[buf];
+    const T* vtile = vs[buf];
+    float s[8][4];
+    if constexpr (kWg) {
+      // S = q . K^T: both operands K-major (rows of q and of K are 64 dims); 16 dims (32 bytes) per
+      // step. scale_d 0 on the first step: s needs no zeroing.
+      dev::wgmma_fence();
 #pragma unroll
-    for (int k = 0; k < (kBQ * 4 + kBlockThreads - 1) / kBlockThreads; ++k) {  // unrolled like the K loads above
-      const int i = static_cast<int>(threadIdx.x) + k * kBlockThreads;
-      if (kBQ * 4 % kBlockThreads != 0 && i >= kBQ * 4) break;
-      const int r = i >> 2, c = i & 3;
-      const int t = q0 + r;
-      load_pair(&qs[tile_at<kWg>(r, c)], &qs[tile_at<kWg>(r, 4 + c)], p.qkv + t * ld + qoff, c, t < re,
-                min(t - rs, tmax), p.rope_cos, p.rope_sin);
-    }
-    const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
-    // The keys each of them may attend to: [key_lo, key_hi] (every key of the loop is >= lo).
-    const int key_lo_a = p.window < 0 ? lo : qa - p.window, key_lo_b = p.window < 0 ? lo : qb - p.window;
-    const int key_hi_a = p.window < 0 ? hi - 1 : min(hi - 1, qa + p.window);
-    const int key_hi_b = p.window < 0 ? hi - 1 : min(hi - 1, qb + p.window);
-    float o[8][4];
+      for (int kk = 0; kk < 4; ++kk) dev::wgmma_m64n64k16_ss<T>(s, q_desc + 2 * kk, k_desc + buf * kBufDesc + 2 * kk, kk);
+      dev::wgmma_commit();
+      dev::wgmma_wait<0>();
+      dev::fence_regs(s);
+    } else {
 #pragma unroll
-    for (int n = 0; n < 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
-    float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
-    uint32_t qf[4][4];  // mma.sync's A fragments of q (wgmma reads q from shared memory)
-    if constexpr (kWg) dev::fence_proxy_async_smem();  // the q tile's plain stores, for wgmma
-    __syncthreads();
-    if constexpr (!kWg) {
+      for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+      // K fragments by ldmatrix: keys n*8.. and (n+1)*8.., dims kk*16.. and kk*16+8.. (the b0/b1 pairs
+      // of two 8-key tiles); each s[n] still accumulates over kk = 0..3 in order.
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        const T* base = &qs[(warp * 16 + g) * kStride + kk * 16 + tig * 2];
-        qf[kk][0] = *reinterpret_cast<const uint32_t*>(base);
-        qf[kk][1] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride);
-        qf[kk][2] = *reinterpret_cast<const uint32_t*>(base + 8);
-        qf[kk][3] = *reinterpret_cast<const uint32_t*>(base + 8 * kStride + 8);
-      }
-    }
-    // wgmma descriptors: this warpgroup's 64 rows of the q tile, the first K and V buffers; a step of
-    // 16 dims is +2 (32 bytes), of 16 keys of V +128 (2048 bytes), the second buffer +kTile * 2 / 16.
-    const uint64_t q_desc = dev::sw128_desc(qs + (warp >> 2) * 64 * 64);
-    const uint64_t k_desc = dev::sw128_desc(ks[0]), v_desc = dev::sw128_desc_mn(vs[0]);
-    constexpr uint64_t kBufDesc = kTile * 2 / 16;
-    for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
-      // The buffer written here was last read in the previous iteration, which ended in a barrier.
-      if (kb + 64 < ghi) {
-        stage(buf ^ 1, kb + 64, hi, rs);
-        cp_async_wait<1>();
-      } else if (prefetch) {
-        stage(buf ^ 1, next_lo, next_hi, next.z);
-        cp_async_wait<1>();
-      } else {
-        cp_async_wait<0>();
-      }
-      // wgmma reads shared memory through the async proxy: this thread's writes to the tile (cp.async
-      // and, with kRopeK, plain stores) become visible to it only after a proxy fence.
-      if constexpr (kWg) dev::fence_proxy_async_smem();
-      group_sync();
-      const T* kt = ks[buf];
-      const T* vtile = vs[buf];
-      float s[8][4];
-      if constexpr (kWg) {
-        // S = q . K^T: both operands K-major (rows of q and of K are 64 dims); 16 dims (32 bytes) per
-        // step. scale_d 0 on the first step: s needs no zeroing.
-        dev::wgmma_fence();
+      for (int n = 0; n < 8; n += 2)
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk) dev::wgmma_m64n64k16_ss<T>(s, q_desc + 2 * kk, k_desc + buf * kBufDesc + 2 * kk, kk);
-        dev::wgmma_commit();
-        dev::wgmma_wait<0>();
-        dev::fence_regs(s);
-      } else {
-#pragma unroll
-        for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
-        // K fragments by ldmatrix: keys n*8.. and (n+1)*8.., dims kk*16.. and kk*16+8.. (the b0/b1 pairs
-        // of two 8-key tiles); each s[n] still accumulates over kk = 0..3 in order.
-#pragma unroll
-        for (int n = 0; n < 8; n += 2)
-#pragma unroll
-          for (int kk = 0; kk < 4; ++kk) {
-            uint32_t b[4];
-            ldmatrix_x4(b, &kt[(n * 8 + (lane & 7) + ((lane >> 4) << 3)) * kStride + kk * 16 + ((lane >> 3) & 1) * 8]);
-            dev::mma16<T>(s[n], qf[kk], b[0], b[1]);
-            dev::mma16<T>(s[n + 1], qf[kk], b[2], b[3]);
-          }
-      }
-      float mx_a = m_a, mx_b = m_b;
-      if constexpr (kExp2) {
-        // The running max is kept on raw scores (the scale is positive); each probability is then
-        // exp2(s * scale * log2 e - max * scale * log2 e) with one fused multiply-add. A tile that lies
-        // wholly inside the row and the window of every query of the block skips the masks.
-        const bool full = kb + 64 <= hi && (p.window < 0 || (kb >= q0 + kBQ - 1 - p.window && kb + 63 <= q0 + p.window));
-        if (!full) {
-          // key < hi and |q - key| <= window, as bounds relative to this thread's first key of the
-          // tile, so each score costs two compares against compile-time offsets.
-          const int first = kb + tig * 2;
-          const int alo = key_lo_a - first, ahi = key_hi_a - first, blo = key_lo_b - first, bhi = key_hi_b - first;
-          // A tile at a window's edge binds one bound only (the first tile of a local layer the lower,
-          // the last the upper): one compare per score there (same results; a uniform branch there).
-          auto mask = [&](auto in_a, auto in_b) {
-#pragma unroll
-            for (int n = 0; n < 8; ++n)
-#pragma unroll
-              for (int c = 0; c < 2; ++c) {
-                const int off = n * 8 + c;
-                s[n][c] = in_a(off) ? s[n][c] : -INFINITY;
-                s[n][2 + c] = in_b(off) ? s[n][2 + c] : -INFINITY;
-              }
-          };
-          if (alo <= 0 && blo <= 0)
-            mask([=](int off) { return off <= ahi; }, [=](int off) { return off <= bhi; });
-          else if (ahi >= 63 && bhi >= 63)
-            mask([=](int off) { return off >= alo; }, [=](int off) { return off >= blo; });
-          else
-            mask([=](int off) { return off >= alo && off <= ahi; }, [=](int off) { return off >= blo && off <= bhi; });
+        for (int kk = 0; kk < 4; ++kk) {
+          uint32_t b[4];
+          ldmatrix_x4(b, &kt[(n * 8 + (lane & 7) + ((lane >> 4) << 3)) * kStride + kk * 16 + ((lane >> 3) & 1) * 8]);
+          dev::mma16<T>(s[n], qf[kk], b[0], b[1]);
+          dev::mma16<T>(s[n + 1], qf[kk], b[2], b[3]);
         }
-        // Row maxima as trees (depth 4, not a 16-long dependent chain; max is exact in any order).
-        float ta[8], tb[8];
+    }
+    float mx_a = m_a, mx_b = m_b;
+    if constexpr (kExp2) {
+      // The running max is kept on raw scores (the scale is positive); each probability is then
+      // exp2(s * scale * log2 e - max * scale * log2 e) with one fused multiply-add. A tile that lies
+      // wholly inside the row and the window of every query of the block skips the masks.
+      const bool full = kb + 64 <= hi && (p.window < 0 || (kb >= q0 + kBQ - 1 - p.window && kb + 63 <= q0 + p.window));
+      if (!full) {
+        // key < hi and |q - key| <= window, as bounds relative to this thread's first key of the
+        // tile, so each score costs two compares against compile-time offsets.
+        const int first = kb + tig * 2;
+        const int alo = key_lo_a - first, ahi = key_hi_a - first, blo = key_lo_b - first, bhi = key_hi_b - first;
+        // A tile at a window's edge binds one bound only (the first tile of a local layer the lower,
+        // the last the upper): one compare per score there (same results; a uniform branch there).
+        auto mask = [&](auto in_a, auto in_b) {
 #pragma unroll
-        for (int n = 0; n < 8; ++n) {
-          ta[n] = fmaxf(s[n][0], s[n][1]);
-          tb[n] = fmaxf(s[n][2], s[n][3]);
-        }
+          for (int n = 0; n < 8; ++n)
 #pragma unroll
-        for (int w = 4; w > 0; w >>= 1)
-#pragma unroll
-          for (int i = 0; i < w; ++i) {
-            ta[i] = fmaxf(ta[i], ta[i + w]);
-            tb[i] = fmaxf(tb[i], tb[i + w]);
-          }
-        mx_a = fmaxf(mx_a, ta[0]);
-        mx_b = fmaxf(mx_b, tb[0]);
-      } else {
-#pragma unroll
-        for (int n = 0; n < 8; ++n)
-#pragma unroll
-          for (int c = 0; c < 2; ++c) {
-            const int key = kb + n * 8 + tig * 2 + c;
-            const bool in = key < hi;
-            const bool va = in && (p.window < 0 || abs(qa - key) <= p.window);
-            const bool vb = in && (p.window < 0 || abs(qb - key) <= p.window);
-            s[n][c] = va ? s[n][c] * p.scale : -INFINITY;
-            s[n][2 + c] = vb ? s[n][2 + c] * p.scale : -INFINITY;
-            mx_a = fmaxf(mx_a, s[n][c]);
-            mx_b = fmaxf(mx_b, s[n][2 + c]);
-          }
+            for (int c = 0; c < 2; ++c) {
+              const int off = n * 8 + c;
+              s[n][c] = in_a(off) ? s[n][c] : -INFINITY;
+              s[n][2 + c] = in_b(off) ? s[n][2 + c] : -INFINITY;
+            }
+        };
+        if (alo <= 0 && blo <= 0)
+          mask([=](int off) { return off <= ahi; }, [=](int off) { return off <= bhi; });
+        else if (ahi >= 63 && bhi >= 63)
+          mask([=](int off) { return off >= alo; }, [=](int off) { return off >= blo; });
+        else
+          mask([=](int off) { return off >= alo && off <= ahi; }, [=](int off) { return off >= blo && off <= bhi; });
       }
-      mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 1));
-      mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
-      mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
-      mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
-      // Rescale what was accumulated under the old running max, then the tile's probabilities.
-      float corr_a, corr_b, base_a = 0.f, base_b = 0.f;
-      const float sl = p.scale * kLog2e;
-      if constexpr (kExp2) {
-        // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
-        base_a = mx_a == -INFINITY ? 0.f : mx_a * sl;
-        base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
-        corr_a = exp2(fmaf(m_a, sl, -base_a));
-        corr_b = exp2(fmaf(m_b, sl, -base_b));
-      } else {
-        corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
-        corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
-      }
-      m_a = mx_a;
-      m_b = mx_b;
-      l_a *= corr_a;
-      l_b *= corr_b;
+      // Row maxima as trees (depth 4, not a 16-long dependent chain; max is exact in any order).
+      float ta[8], tb[8];
 #pragma unroll
       for (int n = 0; n < 8; ++n) {
-        o[n][0] *= corr_a;
-        o[n][1] *= corr_a;
-        o[n][2] *= corr_b;
-        o[n][3] *= corr_b;
+        ta[n] = fmaxf(s[n][0], s[n][1]);
+        tb[n] = fmaxf(s[n][2], s[n][3]);
       }
-      uint32_t pf[4][4];
-      if constexpr (kExp2) {
-        float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
 #pragma unroll
-        for (int n = 0; n < 8; ++n) {
-          const float p0 = exp2(fmaf(s[n][0], sl, -base_a)), p1 = exp2(fmaf(s[n][1], sl, -base_a));
-          const float p2 = exp2(fmaf(s[n][2], sl, -base_b)), p3 = exp2(fmaf(s[n][3], sl, -base_b));
-          sa[n] = p0 + p1;
-          sb[n] = p2 + p3;
-          const int t = n >> 1, half = n & 1;
-          pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
-          pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
+      for (int w = 4; w > 0; w >>= 1)
+#pragma unroll
+        for (int i = 0; i < w; ++i) {
+          ta[i] = fmaxf(ta[i], ta[i + w]);
+          tb[i] = fmaxf(tb[i], tb[i + w]);
         }
+      mx_a = fmaxf(mx_a, ta[0]);
+      mx_b = fmaxf(mx_b, tb[0]);
+    } else {
 #pragma unroll
-        for (int w = 4; w > 0; w >>= 1)
+      for (int n = 0; n < 8; ++n)
 #pragma unroll
-          for (int i = 0; i < w; ++i) {
-            sa[i] += sa[i + w];
-            sb[i] += sb[i + w];
-          }
-        l_a += sa[0];
-        l_b += sb[0];
-      } else {
-#pragma unroll
-        for (int n = 0; n < 8; ++n) {
-          const float p0 = s[n][0] == -INFINITY ? 0.f : expf(s[n][0] - m_a);
-          const float p1 = s[n][1] == -INFINITY ? 0.f : expf(s[n][1] - m_a);
-          const float p2 = s[n][2] == -INFINITY ? 0.f : expf(s[n][2] - m_b);
-          const float p3 = s[n][3] == -INFINITY ? 0.f : expf(s[n][3] - m_b);
-          l_a += p0 + p1;
-          l_b += p2 + p3;
-          const int t = n >> 1, half = n & 1;
-          pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
-          pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
+        for (int c = 0; c < 2; ++c) {
+          const int key = kb + n * 8 + tig * 2 + c;
+          const bool in = key < hi;
+          const bool va = in && (p.window < 0 || abs(qa - key) <= p.window);
+          const bool vb = in && (p.window < 0 || abs(qb - key) <= p.window);
+          s[n][c] = va ? s[n][c] * p.scale : -INFINITY;
+          s[n][2 + c] = vb ? s[n][2 + c] * p.scale : -INFINITY;
+          mx_a = fmaxf(mx_a, s[n][c]);
+          mx_b = fmaxf(mx_b, s[n][2 + c]);
         }
-      }
-      if constexpr (kWg) {
-        // O += P . V: V is the MN-major operand (its rows are keys, the K dimension); 16 keys (two
-        // 1024-byte swizzle atoms) per step. Done before the barrier that lets the tile be reloaded.
-        dev::fence_regs(o);
-        dev::wgmma_fence();
-#pragma unroll
-        for (int t = 0; t < 4; ++t) dev::wgmma_m64n64k16_rs<T, true>(o, pf[t], v_desc + buf * kBufDesc + 128 * t, 1);
-        dev::wgmma_commit();
-        dev::wgmma_wait<0>();
-        dev::fence_regs(o);
-      } else {
-        // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
-#pragma unroll
-        for (int t = 0; t < 4; ++t)
-#pragma unroll
-          for (int n = 0; n < 8; n += 2) {
-            uint32_t b[4];
-            ldmatrix_x4_trans(b, &vtile[(t * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kStride + n * 8 + (lane >> 4) * 8]);
-            dev::mma16<T>(o[n], pf[t], b[0], b[1]);
-            dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
-          }
-      }
-      group_sync();
     }
-    l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
-    l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
-    l_b += __shfl_xor_sync(0xffffffffu, l_b, 1);
-    l_b += __shfl_xor_sync(0xffffffffu, l_b, 2);
-    if constexpr (kSplit > 1) {
-      // Groups 1.. leave (max, sum, accumulators) in the K/V area, group 0 rescales each to the
-      // common max and adds them in group order (exp2 form: maxima are raw scores).
-      constexpr int kVals = 4 + 32;
-      float* scratch = reinterpret_cast<float*>(kv);
-      __syncthreads();  // every group is done with its K/V tiles
-      if (grp > 0) {
-        float* mine = scratch + ((grp - 1) * kThreads + tid) * kVals;
-        mine[0] = m_a, mine[1] = m_b, mine[2] = l_a, mine[3] = l_b;
-#pragma unroll
-        for (int n = 0; n < 8; ++n)
-#pragma unroll
-          for (int c = 0; c < 4; ++c) mine[4 + 4 * n + c] = o[n][c];
-      }
-      __syncthreads();
-      if (grp > 0) return;
-      float mx_a = m_a, mx_b = m_b;
-#pragma unroll
-      for (int sp = 1; sp < kSplit; ++sp) {
-        const float* other = scratch + ((sp - 1) * kThreads + tid) * kVals;
-        mx_a = fmaxf(mx_a, other[0]);
-        mx_b = fmaxf(mx_b, other[1]);
-      }
-      const float sl = p.scale * kLog2e;
-      const float base_a = mx_a == -INFINITY ? 0.f : mx_a * sl, base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
-      auto add_scaled = [&](float ma, float mb, float la, float lb, auto&& acc, bool first) {
-        const float ca = exp2(fmaf(ma, sl, -base_a)), cb = exp2(fmaf(mb, sl, -base_b));
-        l_a = first ? la * ca : fmaf(la, ca, l_a);
-        l_b = first ? lb * cb : fmaf(lb, cb, l_b);
-#pragma unroll
-        for (int n = 0; n < 8; ++n) {
-          o[n][0] = first ? acc(n, 0) * ca : fmaf(acc(n, 0), ca, o[n][0]);
-          o[n][1] = first ? acc(n, 1) * ca : fmaf(acc(n, 1), ca, o[n][1]);
-          o[n][2] = first ? acc(n, 2) * cb : fmaf(acc(n, 2), cb, o[n][2]);
-          o[n][3] = first ? acc(n, 3) * cb : fmaf(acc(n, 3), cb, o[n][3]);
-        }
-      };
-      add_scaled(m_a, m_b, l_a, l_b, [&](int n, int c) { return o[n][c]; }, true);
-#pragma unroll
-      for (int sp = 1; sp < kSplit; ++sp) {
-        const float* other = scratch + ((sp - 1) * kThreads + tid) * kVals;
-        add_scaled(other[0], other[1], other[2], other[3], [&](int n, int c) { return other[4 + 4 * n + c]; }, false);
-      }
+    mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 1));
+    mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
+    mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
+    mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
+    // Rescale what was accumulated under the old running max, then the tile's probabilities.
+    float corr_a, corr_b, base_a = 0.f, base_b = 0.f;
+    const float sl = p.scale * kLog2e;
+    if constexpr (kExp2) {
+      // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
+      base_a = mx_a == -INFINITY ? 0.f : mx_a * sl;
+      base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
+      corr_a = exp2(fmaf(m_a, sl, -base_a));
+      corr_b = exp2(fmaf(m_b, sl, -base_b));
+    } else {
+      corr_a = mx_a == -INFINITY ? 1.f : expf(m_a - mx_a);
+      corr_b = mx_b == -INFINITY ? 1.f : expf(m_b - mx_b);
     }
-    const float ia = l_a > 0.f ? 1.f / l_a : 0.f, ib = l_b > 0.f ? 1.f / l_b : 0.f;
-    const size_t ldo = static_cast<size_t>(p.heads) * kD;
+    m_a = mx_a;
+    m_b = mx_b;
+    l_a *= corr_a;
+    l_b *= corr_b;
 #pragma unroll
     for (int n = 0; n < 8; ++n) {
-      const int col = head * kD + n * 8 + tig * 2;
-      if (qa < re)
-        *reinterpret_cast<Pair*>(p.out + qa * ldo + col) = dev::Half16<T>::from_float2(o[n][0] * ia, o[n][1] * ia);
-      if (qb < re)
-        *reinterpret_cast<Pair*>(p.out + qb * ldo + col) = dev::Half16<T>::from_float2(o[n][2] * ib, o[n][3] * ib);
+      o[n][0] *= corr_a;
+      o[n][1] *= corr_a;
+      o[n][2] *= corr_b;
+      o[n][3] *= corr_b;
     }
-    staged = prefetch;
-    entry = next;
+    uint32_t pf[4][4];
+    if constexpr (kExp2) {
+      float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const float p0 = exp2(fmaf(s[n][0], sl, -base_a)), p1 = exp2(fmaf(s[n][1], sl, -base_a));
+        const float p2 = exp2(fmaf(s[n][2], sl, -base_b)), p3 = exp2(fmaf(s[n][3], sl, -base_b));
+        sa[n] = p0 + p1;
+        sb[n] = p2 + p3;
+        const int t = n >> 1, half = n & 1;
+        pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
+        pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
+      }
+#pragma unroll
+      for (int w = 4; w > 0; w >>= 1)
+#pragma unroll
+        for (int i = 0; i < w; ++i) {
+          sa[i] += sa[i + w];
+          sb[i] += sb[i + w];
+        }
+      l_a += sa[0];
+      l_b += sb[0];
+    } else {
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const float p0 = s[n][0] == -INFINITY ? 0.f : expf(s[n][0] - m_a);
+        const float p1 = s[n][1] == -INFINITY ? 0.f : expf(s[n][1] - m_a);
+        const float p2 = s[n][2] == -INFINITY ? 0.f : expf(s[n][2] - m_b);
+        const float p3 = s[n][3] == -INFINITY ? 0.f : expf(s[n][3] - m_b);
+        l_a += p0 + p1;
+        l_b += p2 + p3;
+        const int t = n >> 1, half = n & 1;
+        pf[t][half * 2 + 0] = dev::pack16<T>(p0, p1);
+        pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
+      }
+    }
+    if constexpr (kWg) {
+      // O += P . V: V is the MN-major operand (its rows are keys, the K dimension); 16 keys (two
+      // 1024-byte swizzle atoms) per step. Done before the barrier that lets the tile be reloaded.
+      dev::fence_regs(o);
+      dev::wgmma_fence();
+#pragma unroll
+      for (int t = 0; t < 4; ++t) dev::wgmma_m64n64k16_rs<T, true>(o, pf[t], v_desc + buf * kBufDesc + 128 * t, 1);
+      dev::wgmma_commit();
+      dev::wgmma_wait<0>();
+      dev::fence_regs(o);
+    } else {
+      // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+#pragma unroll
+        for (int n = 0; n < 8; n += 2) {
+          uint32_t b[4];
+          ldmatrix_x4_trans(b, &vtile[(t * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kStride + n * 8 + (lane >> 4) * 8]);
+          dev::mma16<T>(o[n], pf[t], b[0], b[1]);
+          dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
+        }
+    }
+    group_sync();
+  }
+  l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
+  l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
+  l_b += __shfl_xor_sync(0xffffffffu, l_b, 1);
+  l_b += __shfl_xor_sync(0xffffffffu, l_b, 2);
+  if constexpr (kSplit > 1) {
+    // Groups 1.. leave (max, sum, accumulators) in the K/V area, group 0 rescales each to the
+    // common max and adds them in group order (exp2 form: maxima are raw scores).
+    constexpr int kVals = 4 + 32;
+    float* scratch = reinterpret_cast<float*>(kv);
+    __syncthreads();  // every group is done with its K/V tiles
+    if (grp > 0) {
+      float* mine = scratch + ((grp - 1) * kThreads + tid) * kVals;
+      mine[0] = m_a, mine[1] = m_b, mine[2] = l_a, mine[3] = l_b;
+#pragma unroll
+      for (int n = 0; n < 8; ++n)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) mine[4 + 4 * n + c] = o[n][c];
+    }
+    __syncthreads();
+    if (grp > 0) return;
+    float mx_a = m_a, mx_b = m_b;
+#pragma unroll
+    for (int sp = 1; sp < kSplit; ++sp) {
+      const float* other = scratch + ((sp - 1) * kThreads + tid) * kVals;
+      mx_a = fmaxf(mx_a, other[0]);
+      mx_b = fmaxf(mx_b, other[1]);
+    }
+    const float sl = p.scale * kLog2e;
+    const float base_a = mx_a == -INFINITY ? 0.f : mx_a * sl, base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
+    auto add_scaled = [&](float ma, float mb, float la, float lb, auto&& acc, bool first) {
+      const float ca = exp2(fmaf(ma, sl, -base_a)), cb = exp2(fmaf(mb, sl, -base_b));
+      l_a = first ? la * ca : fmaf(la, ca, l_a);
+      l_b = first ? lb * cb : fmaf(lb, cb, l_b);
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        o[n][0] = first ? acc(n, 0) * ca : fmaf(acc(n, 0), ca, o[n][0]);
+        o[n][1] = first ? acc(n, 1) * ca : fmaf(acc(n, 1), ca, o[n][1]);
+        o[n][2] = first ? acc(n, 2) * cb : fmaf(acc(n, 2), cb, o[n][2]);
+        o[n][3] = first ? acc(n, 3) * cb : fmaf(acc(n, 3), cb, o[n][3]);
+      }
+    };
+    add_scaled(m_a, m_b, l_a, l_b, [&](int n, int c) { return o[n][c]; }, true);
+#pragma unroll
+    for (int sp = 1; sp < kSplit; ++sp) {
+      const float* other = scratch + ((sp - 1) * kThreads + tid) * kVals;
+      add_scaled(other[0], other[1], other[2], other[3], [&](int n, int c) { return other[4 + 4 * n + c]; }, false);
+    }
+  }
+  const float ia = l_a > 0.f ? 1.f / l_a : 0.f, ib = l_b > 0.f ? 1.f / l_b : 0.f;
+  const size_t ldo = static_cast<size_t>(p.heads) * kD;
+#pragma unroll
+  for (int n = 0; n < 8; ++n) {
+    const int col = head * kD + n * 8 + tig * 2;
+    if (qa < re)
+      *reinterpret_cast<Pair*>(p.out + qa * ldo + col) = dev::Half16<T>::from_float2(o[n][0] * ia, o[n][1] * ia);
+    if (qb < re)
+      *reinterpret_cast<Pair*>(p.out + qb * ldo + col) = dev::Half16<T>::from_float2(o[n][2] * ib, o[n][3] * ib);
   }
 }
 
@@ -708,10 +677,8 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
                ErrorKind::internal, "attention: qkv and RoPE tables must be 16-byte aligned");
   LAYA_REQUIRE(!p.wgmma || (attention_wgmma_supported() && !p.simt), ErrorKind::internal,
                "attention: wgmma needs the sm_90a kernels, the exp2 form and the tensor-core kernel");
-  LAYA_REQUIRE(p.entries >= 1 && (p.entries == 1 || (p.wgmma && p.key_split == 1)), ErrorKind::internal,
-               "attention: {} tiles per block (1, or more for the wgmma form without a key split)", p.entries);
   if (p.tile_capacity == 0) return;
-  const dim3 grid(static_cast<unsigned>((p.tile_capacity + p.entries - 1) / p.entries), static_cast<unsigned>(p.heads));
+  const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
   if (p.simt) {
     if (p.query_tile == 64)
       launch_kernel(attention_kernel<T, 64>, grid, 64, stream, true, p);

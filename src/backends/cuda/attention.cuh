@@ -40,11 +40,6 @@ struct AttentionParams {
   // of 4 warps each take a share of the key tiles and are merged at the end — for grids that do not
   // fill the GPU (attention_key_split, bucket.h). Results differ from 1 by rounding only.
   int32_t key_split = 1;
-  // Tiles per block (the wgmma form without a key split; else 1): a block runs `entries`
-  // consecutive tiles of the table one after the other and requests each tile's first keys and
-  // values during the previous tile (attention_entries_per_block, bucket.h). Results are the same
-  // bits for any value.
-  int32_t entries = 1;
   // A row slot whose queries get a zero output without attending (-1: none): the bucket's padding
   // tail row. Its tokens feed no answer, and its blocks then cost about what an unused tile's do —
   // a real tail tile held a whole SM for microseconds where the grid is just over one wave (1×464,

@@ -70,15 +70,6 @@ int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t
   return split;
 }
 
-int32_t attention_entries_per_block(const Bucket& b, int32_t heads, int32_t sms, int32_t key_split, int32_t forced) {
-  if (key_split != 1) return 1;
-  if (forced > 0) return forced;
-  const int64_t blocks = static_cast<int64_t>(attention_tile_capacity(b)) * heads, wave = int64_t{4} * sms;
-  int32_t entries = 1;
-  while (entries < 4 && blocks / (entries * 2) >= 2 * wave) entries *= 2;
-  return entries;
-}
-
 std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list) {
   std::vector<std::pair<int32_t, int32_t>> out;
   size_t at = 0;

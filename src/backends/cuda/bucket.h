@@ -62,12 +62,6 @@ int32_t attention_tile_capacity(const Bucket& b);
 // would only add idle groups (measured). 1 for 128-query tiles.
 int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t max_row_len, int32_t max_split);
 
-// Tiles per attention block (AttentionParams::entries) for the bucket: `forced` when > 0 (the
-// LAYA_CUDA_ATTN_ENTRIES experiment switch), else the largest of 1, 2, 4 that still leaves the
-// bucket at least two waves of blocks (4 per SM), so the longer blocks do not leave SMs idle in a
-// last, partial wave. Always 1 with a key split (the engine also keeps 1 outside the wgmma form).
-int32_t attention_entries_per_block(const Bucket& b, int32_t heads, int32_t sms, int32_t key_split, int32_t forced);
-
 // Parses a shape list "1x48,4x64" (rows x tokens per row; spaces allowed, empty = none); throws
 // laya::Error(bad_request) naming the bad item.
 std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list);

@@ -191,7 +191,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
-  int32_t attn_entries_ = 0;       // attention tiles per block, forced (> 0) or chosen per bucket (attention_entries_per_block)
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
@@ -342,7 +341,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
-    attn_entries_ = std::clamp(env_int("LAYA_CUDA_ATTN_ENTRIES", 0), 0, 16);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
     attn_wgmma_from_ =
         attention_wgmma_supported() ? std::max(0, env_int("LAYA_CUDA_ATTN_WGMMA_FROM", kAttnWgmmaFromTokens)) : 0;
@@ -521,10 +519,8 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   ap.scale = 0.125f;
   ap.query_tile = attention_query_tile(b);
   ap.key_split = attention_key_split(b, dims_.heads, sms_, dims_.max_row_len, attn_split_max_);
-
   ap.zero_row = zero_tail_ ? b.rows : -1;  // the padding tail row's slot (staging.h)
   ap.wgmma = attn_wgmma_from_ > 0 && T >= attn_wgmma_from_;
-  ap.entries = ap.wgmma ? attention_entries_per_block(b, dims_.heads, sms_, ap.key_split, attn_entries_) : 1;
 
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
