@@ -196,7 +196,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
-  int32_t residual_wo_from_ = 0;   // the same for the attention-output GEMM alone (experiment switch)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
@@ -278,7 +277,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                            : 0;
   // The residual GEMMs' timed candidates write to ws_.up, which must hold [T, d] floats.
   residual_from_ = up_cols >= 2 * d ? std::max(0, env_int("LAYA_CUDA_RESIDUAL_GEMM_FROM", kResidualGemmFromRows)) : 0;
-  residual_wo_from_ = residual_from_ > 0 ? std::max(0, env_int("LAYA_CUDA_RESIDUAL_WO_FROM", residual_from_)) : 0;
   // The pruned layer's compact attention rows live in ws_.g ([T, intermediate] elements).
   prune_head_from_ = dims_.inter >= d ? std::max(0, env_int("LAYA_CUDA_PRUNE_HEAD_FROM", kPruneHeadFromTokens)) : 0;
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
@@ -554,11 +552,10 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
     // (or split-K partials) that the add+LN after them adds.
     const bool residual = residual_from_ > 0 && T >= residual_from_;
-    const bool residual_wo = residual_wo_from_ > 0 && T >= residual_wo_from_;
     float* scratch = reinterpret_cast<float*>(ws_.up);  // free here: holds no live data
     AddLnParams<Elem> a;
     a.x = ws_.x;
-    if (residual_wo) {
+    if (residual) {
       gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
     } else {
       linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
