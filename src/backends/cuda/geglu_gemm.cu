@@ -7,7 +7,6 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
-#include "backends/cuda/env.h"
 #include "backends/cuda/half16.cuh"
 #include "backends/cuda/wgmma.cuh"
 
@@ -103,11 +102,7 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, ui
 #undef LAYA_WGMMA_D64_REGS
 #endif
 
-// kQuadStores: the epilogue's outputs leave as one 16-byte store per 8 columns (the four lanes of a
-// quad hold two columns each of every 8-column group; a 4 x 4 transpose by shuffles gives each lane
-// a whole group) instead of a 4-byte store per column pair: 4 stores per row pair instead of 16,
-// and every 32-byte sector written whole (docs/benchmarks/cuda.md item 39).
-template <class T, bool kQuadStores>
+template <class T>
 __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
                       int m, int k, int inter) {
@@ -189,70 +184,36 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Epilogue: accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul
     // partners for i + 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
     const int row0 = m0 + c * 64 + warp * 16 + (lane >> 2);
-    // T(T(gelu(act)) * mul) of accumulator pair (i, h): two outputs packed in 32 bits.
-    auto geglu_pair = [&](int i, int h) {
-      T o[2];
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const T act16 = H::from_float(acc[4 * i + 2 * h + e]);
-        const float act = H::to_float(act16);
-        const float mul = dev::round16<T>(acc[4 * (i + 8) + 2 * h + e]);
-        float ga;
-        if constexpr (kLut) {
-          const uint32_t bits = __bfloat16_as_ushort(act16);
-          const uint32_t at = (bits & 0x7FFFu) - (kLutExpLo << 7);  // wraps below the table
-          if (at < kLutHalf) {
-            uint16_t v;
-            asm("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(lut_at + 2 * (at + (bits >> 15) * kLutHalf)));
-            ga = __uint_as_float(uint32_t{v} << 16);
-          } else {
-            ga = dev::round16<T>(dev::gelu_erf(act));
-          }
-        } else {
-          ga = dev::round16<T>(dev::gelu_erf(act));
-        }
-        o[e] = H::from_float(__fmul_rn(ga, mul));
-      }
-      return *reinterpret_cast<uint32_t*>(o);
-    };
-    if constexpr (kQuadStores) {
-      const int q = lane & 3;
+    for (int i = 0; i < 8; ++i) {
+      const int col = n0 + 8 * i + 2 * (lane & 3);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = row0 + 8 * h;
+        if (r >= m) continue;
+        T o[2];
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {  // 8-column groups 4 half .. 4 half + 3
-          uint32_t w[4];
-#pragma unroll
-          for (int j = 0; j < 4; ++j) w[j] = geglu_pair(4 * half + j, h);
-          // Round x: this lane sends its pair of group q ^ x and receives, from lane q ^ x, that
-          // lane's pair of group q — columns 2 (q ^ x) of the lane's own group 4 half + q.
-          uint32_t got[4];
-#pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            const int d = q ^ x;
-            const uint32_t send = d == 0 ? w[0] : d == 1 ? w[1] : d == 2 ? w[2] : w[3];
-            got[x] = x == 0 ? send : __shfl_xor_sync(0xffffffffu, send, x);
+        for (int e = 0; e < 2; ++e) {
+          const T act16 = H::from_float(acc[4 * i + 2 * h + e]);
+          const float act = H::to_float(act16);
+          const float mul = dev::round16<T>(acc[4 * (i + 8) + 2 * h + e]);
+          float ga;
+          if constexpr (kLut) {
+            const uint32_t bits = __bfloat16_as_ushort(act16);
+            const uint32_t at = (bits & 0x7FFFu) - (kLutExpLo << 7);  // wraps below the table
+            if (at < kLutHalf) {
+              uint16_t v;
+              asm("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(lut_at + 2 * (at + (bits >> 15) * kLutHalf)));
+              ga = __uint_as_float(uint32_t{v} << 16);
+            } else {
+              ga = dev::round16<T>(dev::gelu_erf(act));
+            }
+          } else {
+            ga = dev::round16<T>(dev::gelu_erf(act));
           }
-          // got[x] holds columns 2 (q ^ x): put them in column order.
-          uint4 v;
-          v.x = q == 0 ? got[0] : q == 1 ? got[1] : q == 2 ? got[2] : got[3];
-          v.y = q == 0 ? got[1] : q == 1 ? got[0] : q == 2 ? got[3] : got[2];
-          v.z = q == 0 ? got[2] : q == 1 ? got[3] : q == 2 ? got[0] : got[1];
-          v.w = q == 0 ? got[3] : q == 1 ? got[2] : q == 2 ? got[1] : got[0];
-          if (r < m) *reinterpret_cast<uint4*>(out + static_cast<size_t>(r) * inter + n0 + 8 * (4 * half + q)) = v;
+          o[e] = H::from_float(__fmul_rn(ga, mul));
         }
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        const int col = n0 + 8 * i + 2 * (lane & 3);
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = row0 + 8 * h;
-          if (r >= m) continue;
-          *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col) = geglu_pair(i, h);
-        }
+        *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col) = *reinterpret_cast<uint32_t*>(o);
       }
     }
   }
@@ -301,7 +262,7 @@ CUtensorMap tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows
 }  // namespace
 
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16, true>) && encode_tiled() != nullptr;
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && encode_tiled() != nullptr;
   return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
@@ -313,10 +274,8 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
                "geglu_gemm: operands must be 16-byte aligned");
   if (a.m == 0) return;
   static const bool configured = [] {
-    for (auto* kernel : {geglu_gemm_kernel<__nv_bfloat16, true>, geglu_gemm_kernel<__nv_bfloat16, false>})
-      LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    for (auto* kernel : {geglu_gemm_kernel<__half, true>, geglu_gemm_kernel<__half, false>})
-      LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;
@@ -330,12 +289,7 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   }();
   const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
   const dim3 grid(static_cast<unsigned>(std::min(tiles, sms)));  // one CTA per SM (shared memory)
-  // bf16 only (the fp16 form computes erf inline and would spill); LAYA_CUDA_GEGLU_QUAD_STORES=0:
-  // the 4-byte stores of each column pair (experiment switch).
-  static const bool quad_env = env_int("LAYA_CUDA_GEGLU_QUAD_STORES", 1) != 0;
-  const bool quad_stores = quad_env && std::is_same_v<T, __nv_bfloat16>;
-  launch_kernel_smem(quad_stores ? geglu_gemm_kernel<T, true> : geglu_gemm_kernel<T, false>, grid, dim3(kThreads),
-                     kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
                      a.k, a.inter);
   LAYA_CUDA_CHECK_LAUNCH();
 }
