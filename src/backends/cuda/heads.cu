@@ -72,7 +72,7 @@ __global__ void features_kernel(FeaturesParams<T> p) {
   for (int i = 0; i < 4; ++i) dst[p.d + i] = H::from_float(f[i]);
 }
 
-// One block per listed row; d is a multiple of 8 (checked at load), so rows move in 16-byte
+// One block per listed row; d is a multiple of 8 (checked at launch), so rows move in 16-byte
 // (fp32: 2 x 16-byte) pieces.
 template <class T>
 __global__ void gather_rows_kernel(GatherRowsParams<T> p) {
