@@ -50,11 +50,6 @@ constexpr int32_t kMlpOutSplits = 2;
 // (docs/benchmarks/cuda.md item 26): 16x512 -0.22 ms, 64x48 and 6x512 (3,072 tokens) -0.18 / -0.20,
 // 64x32 (2,048) +-0, 4x464 (bucket 1,920) +0.00...+0.04 when fused, hence 2048.
 constexpr int32_t kGegluGemmFromRows = 2048;
-// Buckets of at most this many tokens run the fused GeGLU GEMM with its small tiles
-// (GegluGemmArgs::small_tiles, sm_90 only); LAYA_CUDA_GEGLU_GEMM_SMALL_MAX overrides it (0: never).
-// There the GEMM streams W at a few rows, and one kernel replaces the cuBLASLt GEMM and the GeGLU
-// pass (docs/benchmarks/cuda.md item 40).
-constexpr int32_t kGegluGemmSmallMaxRows = 256;
 // Buckets of at least this many tokens add the attention- and MLP-output GEMMs into the fp32
 // residual stream in the GEMM's epilogue (Gemm::run_residual), so the add+LN after them only
 // reads x: LAYA_CUDA_RESIDUAL_GEMM_FROM overrides it (0: never). Measured on the H200
@@ -200,7 +195,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
-  int32_t geglu_small_max_ = 0;    // MLP input GEMMs of at most this many rows fuse GeGLU, small tiles (0: never)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   GraphCacheBook book_;
@@ -288,9 +282,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", kGegluGemmFromRows))
                         : 0;
-  geglu_small_max_ = geglu_gemm_supported(dims_.d, dims_.inter)
-                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_SMALL_MAX", kGegluGemmSmallMaxRows))
-                         : 0;
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -364,14 +355,12 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows, skinny GEMM {}, GeGLU fused into the MLP-in GEMM {} and (small tiles) {}, "
-      "residual added by the "
+      "MLP-out partials up to {} rows, skinny GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
       "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
-      geglu_small_max_ > 0 ? fmt::format("up to {} tokens", geglu_small_max_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
       prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_) : std::string("never"));
@@ -470,10 +459,6 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
       launch_skinny_gemm({in, w, nullptr, g, tokens, dims_.inter, dims_.d, false, true}, s);
       return;
     }
-  }
-  if (geglu_small_max_ > 0 && tokens <= geglu_small_max_) {
-    launch_geglu_gemm(GegluGemmArgs<Elem>{in, w, g, tokens, dims_.d, dims_.inter, true}, s);
-    return;
   }
   if (geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_) {
     launch_geglu_gemm(GegluGemmArgs<Elem>{in, w, g, tokens, dims_.d, dims_.inter}, s);

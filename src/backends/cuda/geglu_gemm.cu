@@ -14,29 +14,14 @@ namespace laya::cuda {
 
 namespace {
 
-// The kernel's tile shapes. Large (the default): four consumer warpgroups, 256 rows x 64 GeGLU
-// outputs per tile (wgmma n128: the 64 act rows and 64 mul rows of W), one persistent CTA per SM,
-// GELU by table. Small (buckets of a few rows, item 40): one consumer warpgroup, 64 rows x 16
-// outputs (wgmma n32), several CTAs per SM so that enough of them stream W at once, GELU computed
-// (a CTA has too few outputs to fill a table first).
-template <int kConsumers_, int kBN_, bool kLutOn_, int kMinBlocks_>
-struct GegluTiles {
-  static constexpr int kConsumers = kConsumers_;             // consumer warpgroups, 64 rows each
-  static constexpr int kBM = 64 * kConsumers;                // rows per tile
-  static constexpr int kBN = kBN_;                           // GeGLU outputs per tile (kBN act + kBN mul rows of W)
-  static constexpr int kN = 2 * kBN;                         // wgmma N
-  static constexpr int kBK = 64;                             // K per stage: one 128-byte swizzle row
-  static constexpr int kStages = 4;                          // TMA pipeline depth
-  static constexpr int kATile = kBM * kBK * 2;
-  static constexpr int kBTile = kN * kBK * 2;
-  static constexpr int kStageBytes = kATile + kBTile;
-  static constexpr bool kLutOn = kLutOn_;
-  static constexpr int kMinBlocks = kMinBlocks_;
-  static constexpr int kThreads = 128 * (1 + kConsumers);   // warpgroup 0: producer; 1..kConsumers: consumers
-};
-using LargeTiles = GegluTiles<4, 64, true, 1>;
-using SmallTiles = GegluTiles<1, 16, false, 3>;
-constexpr int kBK = 64;
+constexpr int kConsumers = 4;                     // consumer warpgroups, 64 rows each
+constexpr int kBM = 64 * kConsumers;             // rows per CTA
+constexpr int kBN = 64;                           // GeGLU output columns per CTA (64 act + 64 mul rows of W)
+constexpr int kBK = 64;                           // K per stage: one 128-byte swizzle row
+constexpr int kStages = 4;                        // TMA pipeline depth
+constexpr int kATile = kBM * kBK * 2;             // 32 KB
+constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
+constexpr int kStageBytes = kATile + kBTile;
 // bf16: the epilogue's T(gelu(act)) by table for |act| in [2^-16, 16), both signs — act is a bf16
 // value there, so 20 exponents x 128 mantissas per sign hold every input in that range. Each CTA
 // fills the table with the same device function the epilogue computes elsewhere (so the results are
@@ -44,10 +29,8 @@ constexpr int kBK = 64;
 // instructions per output. Measured: -2 % per call at 16x512 (docs/benchmarks/cuda.md item 33).
 constexpr int kLutHalf = 20 * 128;         // entries per sign: exponents 2^-16 .. 2^3
 constexpr int kLutBytes = 2 * kLutHalf * 2;  // 10 KB
-template <class Cfg>
-constexpr int smem_bytes() {  // + barriers, table, alignment slack
-  return Cfg::kStages * Cfg::kStageBytes + 2 * Cfg::kStages * 8 + (Cfg::kLutOn ? kLutBytes : 0) + 1024;
-}
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kLutBytes + 1024;  // + barriers, table, alignment slack
+constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0: producer; 1..kConsumers: consumers
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LAYA_GEGLU_GEMM_BODY 1
@@ -85,9 +68,8 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint
       "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(k), "r"(row)
       : "memory");
 }
-// d += A[64 x 16] . B[N x 16]^T (m64nNk16, fp32 accumulators, N / 2 of them per thread; scale_d 0
-// overwrites d), N = 128 (large tiles) or 32 (small tiles). The two 16-bit types differ only in the
-// instruction's type suffix.
+// d[64] += A[64 x 16] . B[128 x 16]^T (m64n128k16, fp32 accumulators; scale_d 0 overwrites d). The
+// two 16-bit types differ only in the instruction's type suffix.
 #define LAYA_WGMMA_D64_REGS \
   "{" "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24," \
   "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46," \
@@ -108,54 +90,29 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint
                ", %64, %65, p, 1, 1, 0, 0;\n}\n"                                                      \
                : LAYA_WGMMA_D64_OPERANDS                                                                \
                : "l"(da), "l"(db), "r"(scale_d))
-#define LAYA_WGMMA_D16_REGS "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}"
-#define LAYA_WGMMA_D16_OPERANDS \
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-#define LAYA_WGMMA_M64N32K16(PTX_TYPE)                                                                 \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                           \
-               "wgmma.mma_async.sync.aligned.m64n32k16.f32." PTX_TYPE "." PTX_TYPE " " LAYA_WGMMA_D16_REGS \
-               ", %16, %17, p, 1, 1, 0, 0;\n}\n"                                                     \
-               : LAYA_WGMMA_D16_OPERANDS                                                               \
-               : "l"(da), "l"(db), "r"(scale_d))
-template <class T, int kAcc>
-__device__ __forceinline__ void wgmma_m64k16(float (&d)[kAcc], uint64_t da, uint64_t db, int scale_d) {
-  static_assert(kAcc == 64 || kAcc == 16, "m64n128k16 or m64n32k16");
-  if constexpr (kAcc == 64) {
-    if constexpr (std::is_same_v<T, __half>)
-      LAYA_WGMMA_M64N128K16("f16");
-    else
-      LAYA_WGMMA_M64N128K16("bf16");
-  } else {
-    if constexpr (std::is_same_v<T, __half>)
-      LAYA_WGMMA_M64N32K16("f16");
-    else
-      LAYA_WGMMA_M64N32K16("bf16");
-  }
+template <class T>
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db, int scale_d) {
+  if constexpr (std::is_same_v<T, __half>)
+    LAYA_WGMMA_M64N128K16("f16");
+  else
+    LAYA_WGMMA_M64N128K16("bf16");
 }
-#undef LAYA_WGMMA_M64N32K16
-#undef LAYA_WGMMA_D16_OPERANDS
-#undef LAYA_WGMMA_D16_REGS
 #undef LAYA_WGMMA_M64N128K16
 #undef LAYA_WGMMA_D64_OPERANDS
 #undef LAYA_WGMMA_D64_REGS
 #endif
 
-template <class T, class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+template <class T>
+__global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
                       int m, int k, int inter) {
 #ifdef LAYA_GEGLU_GEMM_BODY
-  constexpr int kConsumers = Cfg::kConsumers, kBM = Cfg::kBM, kBN = Cfg::kBN;
-  constexpr int kAcc = Cfg::kN / 2;  // fp32 accumulators per thread
-  constexpr int kStages = Cfg::kStages, kATile = Cfg::kATile, kBTile = Cfg::kBTile, kStageBytes = Cfg::kStageBytes;
-  constexpr int kThreads = Cfg::kThreads;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
   uint64_t* empty = full + kStages;
   uint16_t* gelu_lut = reinterpret_cast<uint16_t*>(empty + kStages);  // bf16 bits, [sign][exponent][mantissa]
-  constexpr bool kLut = Cfg::kLutOn && std::is_same_v<T, __nv_bfloat16>;
+  constexpr bool kLut = std::is_same_v<T, __nv_bfloat16>;
   constexpr uint32_t kLutExpLo = 127 - 16;  // the table's first bf16 biased exponent (2^-16)
   uint32_t lut_at;  // opaque to the compiler, which would otherwise rebuild the address at every lookup
   asm("mov.u32 %0, %1;" : "=r"(lut_at) : "r"(smem_u32(gelu_lut)));
@@ -204,9 +161,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
     const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
-    float acc[kAcc];
+    float acc[64];
 #pragma unroll
-    for (int j = 0; j < kAcc; ++j) acc[j] = 0.f;
+    for (int j = 0; j < 64; ++j) acc[j] = 0.f;
     for (int i = 0; i < k_tiles; ++i, ++it) {
       const int s = it % kStages;
       mbar_wait(&full[s], (it / kStages) & 1);
@@ -215,7 +172,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kBK / 16; ++kk)
-        wgmma_m64k16<T, kAcc>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32), 1);
+        wgmma_m64n128k16<T>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32), 1);
       wgmma_commit();
       // Keep this k-tile's MMAs in flight and release the previous k-tile's stage once its MMAs
       // are done, so the warpgroup issues the next ones without draining the tensor pipe.
@@ -224,12 +181,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     }
     wgmma_wait<0>();
     if (lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
-    // Epilogue: accumulator chunk i (columns 8i..8i+7) holds act columns for i < kBN / 8 and their
-    // mul partners for i + kBN / 8; register 4i + 2h + e is row (warp row + 8h), column
-    // 8i + 2 (lane % 4) + e.
+    // Epilogue: accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul
+    // partners for i + 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
     const int row0 = m0 + c * 64 + warp * 16 + (lane >> 2);
 #pragma unroll
-    for (int i = 0; i < kBN / 8; ++i) {
+    for (int i = 0; i < 8; ++i) {
       const int col = n0 + 8 * i + 2 * (lane & 3);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -240,7 +196,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         for (int e = 0; e < 2; ++e) {
           const T act16 = H::from_float(acc[4 * i + 2 * h + e]);
           const float act = H::to_float(act16);
-          const float mul = dev::round16<T>(acc[4 * (i + kBN / 8) + 2 * h + e]);
+          const float mul = dev::round16<T>(acc[4 * (i + 8) + 2 * h + e]);
           float ga;
           if constexpr (kLut) {
             const uint32_t bits = __bfloat16_as_ushort(act16);
@@ -306,33 +262,9 @@ CUtensorMap tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows
 }  // namespace
 
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  static const bool device_ok =
-      sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16, LargeTiles>) && encode_tiled() != nullptr;
-  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % LargeTiles::kBN == 0;
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && encode_tiled() != nullptr;
+  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
-
-namespace {
-template <class T, class Cfg>
-void launch_tiles(const GegluGemmArgs<T>& a, cudaStream_t stream) {
-  constexpr int smem = smem_bytes<Cfg>();
-  auto* kernel = geglu_gemm_kernel<T, Cfg>;
-  static const cudaError_t opted = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  LAYA_CUDA_CHECK(opted);
-  const CUtensorMap a_map = tensor_map(a.in, a.m, a.k, Cfg::kBM);
-  const CUtensorMap w_map = tensor_map(a.w, 2 * a.inter, a.k, Cfg::kBN);
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
-    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
-  const int tiles = (a.inter / Cfg::kBN) * ((a.m + Cfg::kBM - 1) / Cfg::kBM);
-  // Persistent: at most kMinBlocks CTAs per SM (what shared memory and registers allow).
-  const dim3 grid(static_cast<unsigned>(std::min(tiles, Cfg::kMinBlocks * sms)));
-  launch_kernel_smem(kernel, grid, dim3(Cfg::kThreads), smem, stream, true, a_map, w_map, a.out, a.m, a.k, a.inter);
-  LAYA_CUDA_CHECK_LAUNCH();
-}
-}  // namespace
 
 template <class T>
 void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
@@ -341,10 +273,25 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   LAYA_REQUIRE((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.w)) % 16 == 0, ErrorKind::internal,
                "geglu_gemm: operands must be 16-byte aligned");
   if (a.m == 0) return;
-  if (a.small_tiles)
-    launch_tiles<T, SmallTiles>(a, stream);
-  else
-    launch_tiles<T, LargeTiles>(a, stream);
+  static const bool configured = [] {
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    return true;
+  }();
+  (void)configured;
+  const CUtensorMap a_map = tensor_map(a.in, a.m, a.k, kBM);
+  const CUtensorMap w_map = tensor_map(a.w, 2 * a.inter, a.k, kBN);
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
+    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+  }();
+  const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
+  const dim3 grid(static_cast<unsigned>(std::min(tiles, sms)));  // one CTA per SM (shared memory)
+  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+                     a.k, a.inter);
+  LAYA_CUDA_CHECK_LAUNCH();
 }
 
 template void launch_geglu_gemm<__nv_bfloat16>(const GegluGemmArgs<__nv_bfloat16>&, cudaStream_t);

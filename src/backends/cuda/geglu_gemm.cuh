@@ -29,11 +29,6 @@ struct GegluGemmArgs {
   const T* w = nullptr;   // [2 inter, k] row-major (the checkpoint's Wi)
   T* out = nullptr;       // [m, inter] row-major
   int32_t m = 0, k = 0, inter = 0;
-  // Small tiles (64 rows x 16 outputs, several CTAs per SM, GELU computed) instead of the large
-  // ones (256 x 64, one persistent CTA per SM, bf16 GELU by table): for calls of a few rows, where
-  // the GEMM streams W and the large tiles would leave most SMs idle. Same arithmetic per output
-  // (K in order, 16 at a time; the table holds the computed form's values): the same bits.
-  bool small_tiles = false;
 };
 
 // Whether the fused kernel can run these dimensions on the current device (sm_90 built as sm_90a,
