@@ -189,7 +189,6 @@ class CudaBackendImpl final : public CudaEngine {
   std::unique_ptr<Gemm> gemm_;
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
-  bool rope_q_in_pass_ = false;    // the once-per-layer RoPE pass rotates q too (experiment switch)
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
@@ -341,7 +340,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
-    rope_q_in_pass_ = env_int("LAYA_CUDA_ROPE_Q_IN_PASS", 0) != 0;
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
     attn_wgmma_from_ =
@@ -547,17 +545,10 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       rp.tokens = T;
       rp.heads = dims_.heads;
       rp.table_len = w_.rope_len;
-      rp.k_only = !rope_q_in_pass_;
+      rp.k_only = true;
       launch_rope(rp, s);
     }
-    if (ap.k_rotated && rope_q_in_pass_) {  // q arrives rotated too: the kernel loads it as it is
-      AttentionParams<Elem> plain = ap;
-      plain.rope_cos = plain.rope_sin = nullptr;
-      plain.k_rotated = false;
-      launch_attention(plain, s);
-    } else {
-      launch_attention(ap, s);
-    }
+    launch_attention(ap, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
     // (or split-K partials) that the add+LN after them adds.
     const bool residual = residual_from_ > 0 && T >= residual_from_;
