@@ -162,6 +162,14 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   p.wgmma = wgmma;
   launch_attention(p, nullptr);
   const auto got = from16(dout.down());
+  if (wgmma && key_split == 1 && tile == kAttnTile) {  // five blocks per SM: other registers, the same bits
+    Dev<E> dout5(static_cast<size_t>(T) * d);
+    AttentionParams<E> p5 = p;
+    p5.out = dout5.get();
+    p5.five_blocks = true;
+    launch_attention(p5, nullptr);
+    EXPECT_EQ(from16(dout5.down()), got) << "five blocks per SM";
+  }
   std::vector<float> ref(static_cast<size_t>(T) * d);
   cpu::AttentionParams c;
   c.q = qkv.data();

@@ -207,8 +207,10 @@ __device__ __forceinline__ int tile_at(int j, int c) {
   return kWg ? j * 64 + ((c ^ (j & 7)) << 3) : j * kStride + (c << 3);
 }
 
-template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit, bool kWg>
-__global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / kSplit)
+// kBlocks: blocks per SM the registers are budgeted for (0: the default, 4 / 2 per key split or
+// 128-query tile); 5 is the five-blocks form (AttentionParams::five_blocks).
+template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit, bool kWg, int kBlocks = 0>
+__global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : (kWarps == 4 ? 4 : 2) / kSplit)
     attention_mma_kernel(AttentionParams<T> p) {
   static_assert(kSplit == 1 || (kExp2 && kWarps == 4), "key split: exp2 form, 64-query tiles");
   static_assert(!kWg || kExp2, "wgmma: exp2 form");
@@ -597,15 +599,20 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, (kWarps == 4 ? 4 : 2) / 
   }
 }
 
-template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1, bool kWg = false>
+template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1, bool kWg = false, int kBlocks = 0>
 void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t stream) {
   constexpr size_t smem = attention_smem_bytes<kWarps, kSplit, kWg>();
-  auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit, kWg>;
+  auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit, kWg, kBlocks>;
   if constexpr (smem > 48 * 1024) {
     // Opt in once per kernel (not a stream operation: allowed while a graph is being captured).
     static const cudaError_t opted =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     LAYA_CUDA_CHECK(opted);
+  }
+  if constexpr (kBlocks > 4) {  // five blocks' shared memory needs the largest carveout
+    static const cudaError_t carved =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+    LAYA_CUDA_CHECK(carved);
   }
   launch_kernel_smem(kernel, grid, dim3(32 * kWarps * kSplit), smem, stream, true, p);
 }
@@ -613,6 +620,9 @@ void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t str
 // The 64-query exp2 kernels: key split 1, 2 or 4; wgmma or mma.sync.
 template <class T, int kSplit>
 void launch_exp2_split(const AttentionParams<T>& p, dim3 grid, bool rope_k, cudaStream_t stream) {
+  if constexpr (kSplit == 1) {
+    if (p.five_blocks) return launch_mma_variant<T, 4, false, true, 1, true, 5>(p, grid, stream);
+  }
   if (p.wgmma)
     rope_k ? launch_mma_variant<T, 4, true, true, kSplit, true>(p, grid, stream)
            : launch_mma_variant<T, 4, false, true, kSplit, true>(p, grid, stream);
@@ -677,6 +687,10 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
                ErrorKind::internal, "attention: qkv and RoPE tables must be 16-byte aligned");
   LAYA_REQUIRE(!p.wgmma || (attention_wgmma_supported() && !p.simt), ErrorKind::internal,
                "attention: wgmma needs the sm_90a kernels, the exp2 form and the tensor-core kernel");
+  LAYA_REQUIRE(!p.five_blocks || (p.wgmma && p.key_split == 1 && p.query_tile == 64 &&
+                                  (p.rope_cos == nullptr || p.k_rotated)),
+               ErrorKind::internal,
+               "attention: five blocks per SM is the wgmma form without a key split or a K rotation");
   if (p.tile_capacity == 0) return;
   const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
   if (p.simt) {

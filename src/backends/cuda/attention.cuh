@@ -50,6 +50,11 @@ struct AttentionParams {
   // softmax; results differ from mma.sync by the products' summation order and by probabilities
   // below 2^-126 of the row maximum flushing to 0.
   bool wgmma = false;
+  // The wgmma form (64-query tiles, no key split, K not rotated in the kernel) compiled for five
+  // blocks per SM instead of four (102 registers instead of 128, the whole shared-memory
+  // carveout): more blocks in flight to cover each block's blocking q load, for grids of several
+  // waves (docs/benchmarks/cuda.md item 42). The same arithmetic: the same bits.
+  bool five_blocks = false;
 };
 // Whether AttentionParams::wgmma may be set: the sm_90a kernels run on this process's GPU and the
 // softmax is in the default exp2 form (LAYA_CUDA_ATTN_EXP2 unset or not 0).

@@ -58,6 +58,10 @@ constexpr int32_t kResidualGemmFromRows = 4096;
 // Buckets of at least this many tokens run attention's products on wgmma (AttentionParams::wgmma,
 // sm_90a); LAYA_CUDA_ATTN_WGMMA_FROM overrides it (0: never).
 constexpr int32_t kAttnWgmmaFromTokens = 1;
+// Buckets of at least this many tokens run the encoder's attention with five blocks per SM
+// (AttentionParams::five_blocks); LAYA_CUDA_ATTN_FIVE_BLOCKS_FROM overrides it (0: never).
+// Session 8 measured the form −41 µs at 16×512 and +67 µs at 4×464 (one wave there).
+constexpr int32_t kAttnFiveBlocksFromTokens = 4096;
 // Buckets of at least this many tokens run the last decision layer after its attention only on the
 // rows the heads read (each row's first token and the markers: prunes_last_decision_layer);
 // LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits).
@@ -193,6 +197,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
+  int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
@@ -344,6 +349,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
     attn_wgmma_from_ =
         attention_wgmma_supported() ? std::max(0, env_int("LAYA_CUDA_ATTN_WGMMA_FROM", kAttnWgmmaFromTokens)) : 0;
+    attn_five_from_ = std::max(0, env_int("LAYA_CUDA_ATTN_FIVE_BLOCKS_FROM", kAttnFiveBlocksFromTokens));
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -548,7 +554,10 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       rp.k_only = true;
       launch_rope(rp, s);
     }
-    launch_attention(ap, s);
+    AttentionParams<Elem> lp = ap;
+    lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && ap.wgmma && ap.key_split == 1 &&
+                     ap.query_tile == 64 && ap.k_rotated;
+    launch_attention(lp, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
     // (or split-K partials) that the add+LN after them adds.
     const bool residual = residual_from_ > 0 && T >= residual_from_;
