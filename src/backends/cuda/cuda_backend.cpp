@@ -60,8 +60,9 @@ constexpr int32_t kResidualGemmFromRows = 4096;
 constexpr int32_t kAttnWgmmaFromTokens = 1;
 // Buckets of at least this many tokens run the encoder's attention with five blocks per SM
 // (AttentionParams::five_blocks); LAYA_CUDA_ATTN_FIVE_BLOCKS_FROM overrides it (0: never).
-// Session 8 measured the form −41 µs at 16×512 and +67 µs at 4×464 (one wave there).
-constexpr int32_t kAttnFiveBlocksFromTokens = 4096;
+// Measured on the H200, attention per forward (docs/benchmarks/cuda.md item 42): 16x512 -38 us,
+// 8x512 +13 us, 4x464 +67 us (session 8) — it pays only with several waves of blocks.
+constexpr int32_t kAttnFiveBlocksFromTokens = 8192;
 // Buckets of at least this many tokens run the last decision layer after its attention only on the
 // rows the heads read (each row's first token and the markers: prunes_last_decision_layer);
 // LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits).
