@@ -483,6 +483,32 @@ TEST(CudaEngine, ResidualGemmPathMatchesCpuAndDefaultPaths) {
   }
 }
 
+// The five-blocks-per-SM attention form (by default from 8,192 tokens; here from 1): other
+// registers, the same arithmetic, so the same bits as the default engine, graph and eager.
+TEST(CudaEngine, FiveBlockAttentionGivesTheSameBits) {
+  LAYA_REQUIRE_GPU();
+  if (!attention_wgmma_supported()) GTEST_SKIP() << "the five-block form is the sm_90a wgmma kernel: test not run";
+  const char* var = "LAYA_CUDA_ATTN_FIVE_BLOCKS_FROM";
+  auto plain = engine_with_env(var, "0", "graph");
+  auto five = engine_with_env(var, "1", "graph");
+  auto five_eager = engine_with_env(var, "1", "eager");
+  int dev = 0, sms = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+  const auto& cfg = tiny().config();
+  uint32_t seed = 160;
+  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{{16, 33, 48}, {16, 40, 64}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    // The form's conditions (cuda_backend.cpp): over 512 tokens (K rotated once) and no key split
+    // (rows of one key tile on average).
+    ASSERT_GT(five->bucket_for(b).tokens, 512);
+    ASSERT_EQ(attention_key_split(five->bucket_for(b), cfg.encoder.heads, sms, cfg.agent.max_len, 4), 1);
+    const auto on = five->forward(b);
+    expect_same(on, plain->forward(b), "five blocks vs four");
+    expect_same(on, five_eager->forward(b), "five blocks: graph vs eager");
+  }
+}
+
 // A sink that wants the head outputs only: the forward takes the dump path without the whole-layer
 // rerun that a "head.<last>" dump asks for.
 class OutputsSink : public engine::DumpSink {
