@@ -687,9 +687,7 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
                ErrorKind::internal, "attention: qkv and RoPE tables must be 16-byte aligned");
   LAYA_REQUIRE(!p.wgmma || (attention_wgmma_supported() && !p.simt), ErrorKind::internal,
                "attention: wgmma needs the sm_90a kernels, the exp2 form and the tensor-core kernel");
-  LAYA_REQUIRE(!p.five_blocks || (p.wgmma && p.key_split == 1 && p.query_tile == 64 &&
-                                  (p.rope_cos == nullptr || p.k_rotated)),
-               ErrorKind::internal,
+  LAYA_REQUIRE(!p.five_blocks || attention_five_blocks_form(p), ErrorKind::internal,
                "attention: five blocks per SM is the wgmma form without a key split or a K rotation");
   if (p.tile_capacity == 0) return;
   const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));

@@ -56,6 +56,12 @@ struct AttentionParams {
   // waves (docs/benchmarks/cuda.md item 42). The same arithmetic: the same bits.
   bool five_blocks = false;
 };
+// Whether p may set five_blocks: the wgmma form with 64-query tiles, no key split, and K not
+// rotated in the kernel (the one form compiled for five blocks per SM).
+template <class T>
+bool attention_five_blocks_form(const AttentionParams<T>& p) {
+  return p.wgmma && p.key_split == 1 && p.query_tile == 64 && (p.rope_cos == nullptr || p.k_rotated);
+}
 // Whether AttentionParams::wgmma may be set: the sm_90a kernels run on this process's GPU and the
 // softmax is in the default exp2 form (LAYA_CUDA_ATTN_EXP2 unset or not 0).
 bool attention_wgmma_supported();

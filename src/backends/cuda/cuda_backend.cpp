@@ -556,8 +556,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       launch_rope(rp, s);
     }
     AttentionParams<Elem> lp = ap;
-    lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && ap.wgmma && ap.key_split == 1 &&
-                     ap.query_tile == 64 && ap.k_rotated;
+    lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && attention_five_blocks_form(ap);
     launch_attention(lp, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
     // (or split-K partials) that the add+LN after them adds.
