@@ -622,6 +622,17 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
     dout.poison();
     launch_geglu_gemm(GegluGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), m, k, inter}, nullptr);
     EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "not deterministic";
+    // The epilogue right after each tile's MMAs, and the deferred one with a capped grid (each CTA
+    // then carries several tiles' epilogues into its next tiles): the same bits.
+    for (auto [defer, ctas] : {std::pair{false, 0}, std::pair{true, 5}, std::pair{false, 5}}) {
+      dout.poison();
+      GegluGemmArgs<TypeParam> args{da.get(), dw.get(), dout.get(), m, k, inter};
+      args.defer_epilogue = defer;
+      args.max_ctas = ctas;
+      launch_geglu_gemm(args, nullptr);
+      EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0)
+          << "defer " << defer << ", at most " << ctas << " CTAs";
+    }
   }
   Dev<TypeParam> x(64 * 64);
   EXPECT_THROW(launch_geglu_gemm(GegluGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 1, 96, 64}, nullptr), Error);
@@ -664,12 +675,22 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
   };
   Dev<TypeParam> da(as16(a)), dw(as16(w)), dup(as16(up)), dout(static_cast<size_t>(m) * inter),
       dref(static_cast<size_t>(m) * inter);
-  launch_geglu_gemm(GegluGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), m, k, inter}, nullptr);
   launch_geglu(GegluParams<TypeParam>{dup.get(), dref.get(), m, inter}, nullptr);
-  const auto got = dout.down(), ref = dref.down();
-  size_t differ = 0;
-  for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &ref[i], 2) != 0;
-  EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations";
+  const auto ref = dref.down();
+  // Both epilogue forms; one CTA for all 16 tiles makes every tile's epilogue but the last a
+  // deferred one (with a single k-tile per tile, so the chunks also run without MMAs beside them).
+  for (auto [defer, ctas] : {std::pair{true, 0}, std::pair{false, 0}, std::pair{true, 1}, std::pair{true, 3}}) {
+    SCOPED_TRACE(testing::Message() << "defer " << defer << ", at most " << ctas << " CTAs");
+    dout.poison();
+    GegluGemmArgs<TypeParam> args{da.get(), dw.get(), dout.get(), m, k, inter};
+    args.defer_epilogue = defer;
+    args.max_ctas = ctas;
+    launch_geglu_gemm(args, nullptr);
+    const auto got = dout.down();
+    size_t differ = 0;
+    for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &ref[i], 2) != 0;
+    EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations";
+  }
 }
 
 TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {

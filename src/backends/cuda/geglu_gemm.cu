@@ -30,7 +30,13 @@ constexpr int kStageBytes = kATile + kBTile;
 constexpr int kLutHalf = 20 * 128;         // entries per sign: exponents 2^-16 .. 2^3
 constexpr int kLutBytes = 2 * kLutHalf * 2;  // 10 KB
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kLutBytes + 1024;  // + barriers, table, alignment slack
-constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0: producer; 1..kConsumers: consumers
+// Warpgroups 0..kConsumers-1: consumers; warpgroup kConsumers: the producer. The launch gives every
+// thread 96 registers (five warps share each scheduler's 16,384); the producer then gives up all but
+// kProducerRegs and the consumers take kConsumerRegs (setmaxnreg): the deferred epilogue keeps 32
+// packed pairs besides the 64 accumulators.
+constexpr int kThreads = 128 * (kConsumers + 1);
+constexpr int kProducerRegs = 24, kConsumerRegs = 112;
+static_assert(kConsumers * 128 * (kConsumerRegs - 96) <= 128 * (96 - kProducerRegs), "register budget");
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LAYA_GEGLU_GEMM_BODY 1
@@ -102,7 +108,58 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, ui
 #undef LAYA_WGMMA_D64_REGS
 #endif
 
+#ifdef LAYA_GEGLU_GEMM_BODY
+constexpr uint32_t kLutExpLo = 127 - 16;  // the table's first bf16 biased exponent (2^-16)
+
+// One GeGLU output from a packed (act, mul) pair — both already rounded to T, act in the low half —
+// exactly as geglu_kernel computes it: T(T(gelu(act)) * mul).
 template <class T>
+__device__ __forceinline__ T geglu_of_pair(uint32_t pair, uint32_t lut_at) {
+  using H = dev::Half16<T>;
+  typename H::Pair v;
+  *reinterpret_cast<uint32_t*>(&v) = pair;
+  const float act = H::to_float(v.x), mul = H::to_float(v.y);
+  float ga;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const uint32_t at = (pair & 0x7FFFu) - (kLutExpLo << 7);  // wraps below the table
+    if (at < kLutHalf) {
+      uint16_t g;
+      asm("ld.shared.u16 %0, [%1];\n" : "=h"(g) : "r"(lut_at + 2 * (at + ((pair >> 15) & 1u) * kLutHalf)));
+      ga = __uint_as_float(uint32_t{g} << 16);
+    } else {
+      ga = dev::round16<T>(dev::gelu_erf(act));
+    }
+  } else {
+    ga = dev::round16<T>(dev::gelu_erf(act));
+  }
+  return H::from_float(__fmul_rn(ga, mul));
+}
+
+// Epilogue chunk i (0..7; a constant once the callers' loops are unrolled) of a finished tile: the
+// outputs of accumulator chunk i — columns 8i..8i+7 of the tile, of which this thread holds two, in
+// rows row0 and row0 + 8 — from the packed pairs pk[4i + 2h + e] (row row0 + 8h, column col0 + 8i + e).
+template <class T>
+__device__ __forceinline__ void epilogue_chunk(int i, const uint32_t (&pk)[32], T* out, int row0, int col0, int m,
+                                               int inter, uint32_t lut_at) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int r = row0 + 8 * h;
+    if (r >= m) continue;
+    T o[2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e) o[e] = geglu_of_pair<T>(pk[4 * i + 2 * h + e], lut_at);
+    *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col0 + 8 * i) = *reinterpret_cast<uint32_t*>(o);
+  }
+}
+#endif
+
+// kDefer: a tile's epilogue runs in eight chunks during the first eight k-tiles of the CTA's next
+// tile, between issuing each k-tile's MMAs and waiting for them, so the tensor cores work while the
+// GeGLU outputs are computed and stored (the CTA's last tile: after its loop). For that the
+// finished accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding the
+// epilogue applies anyway, so the outputs are bitwise those of the immediate form (!kDefer), which
+// runs all eight chunks right after the tile's last MMAs, while the tensor cores idle.
+template <class T, bool kDefer>
 __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
                       int m, int k, int inter) {
@@ -112,12 +169,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
   uint64_t* empty = full + kStages;
   uint16_t* gelu_lut = reinterpret_cast<uint16_t*>(empty + kStages);  // bf16 bits, [sign][exponent][mantissa]
-  constexpr bool kLut = std::is_same_v<T, __nv_bfloat16>;
-  constexpr uint32_t kLutExpLo = 127 - 16;  // the table's first bf16 biased exponent (2^-16)
   uint32_t lut_at;  // opaque to the compiler, which would otherwise rebuild the address at every lookup
   asm("mov.u32 %0, %1;" : "=r"(lut_at) : "r"(smem_u32(gelu_lut)));
-  const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
-  if constexpr (kLut) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     for (int i = static_cast<int>(threadIdx.x); i < 2 * kLutHalf; i += kThreads) {
       const uint32_t bits = (i >= kLutHalf ? 0x8000u : 0u) | ((kLutExpLo << 7) + static_cast<uint32_t>(i % kLutHalf));
       const uint16_t v = __bfloat16_as_ushort(__float2bfloat16_rn(dev::gelu_erf(__uint_as_float(bits << 16))));
@@ -137,7 +191,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Persistent: CTA b takes tiles b, b + grid, ... (output column tiles fastest, so the CTAs of a
   // wave share A rows). The stage ring runs on across tiles: the producer loads the next tile's
   // first stages while the consumers finish this one and run its epilogue.
-  if (wg == 0) {
+  const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
+  if (wg == kConsumers) {  // the producer warpgroup; one thread issues the loads
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
     if (tid == 0) {
       int it = 0;
       for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
@@ -155,16 +211,24 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     return;
   }
-  const int c = wg - 1;  // this consumer's 64 rows of each tile
-  using H = dev::Half16<T>;
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+  const int c = wg;  // this consumer's 64 rows of each tile
   const int warp = tid >> 5, lane = tid & 31;
+  // Accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul partners for
+  // i + 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
+  const int row_in_tile = c * 64 + warp * 16 + (lane >> 2), col_in_tile = 2 * (lane & 3);
+  uint32_t pk[32];             // the finished tile's (act, mul) pairs, rounded to T
+  int pk_row = -1, pk_col = 0;  // where they go (pk_row < 0: nothing pending)
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
     const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
     float acc[64];
 #pragma unroll
     for (int j = 0; j < 64; ++j) acc[j] = 0.f;
-    for (int i = 0; i < k_tiles; ++i, ++it) {
+    // k-tile i: wait for its stage and issue its MMAs; then keep them in flight and release the
+    // previous k-tile's stage once its MMAs are done, so the warpgroup issues the next ones without
+    // draining the tensor pipe.
+    auto mma = [&] {
       const int s = it % kStages;
       mbar_wait(&full[s], (it / kStages) & 1);
       const unsigned char* a_tile = smem + s * kStageBytes + c * (kATile / kConsumers);
@@ -174,48 +238,50 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int kk = 0; kk < kBK / 16; ++kk)
         wgmma_m64n128k16<T>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32), 1);
       wgmma_commit();
-      // Keep this k-tile's MMAs in flight and release the previous k-tile's stage once its MMAs
-      // are done, so the warpgroup issues the next ones without draining the tensor pipe.
+    };
+    auto retire = [&](int i) {
       wgmma_wait<1>();
       if (i > 0 && lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
+      ++it;
+    };
+    if constexpr (kDefer) {
+      // The first eight k-tiles each carry one chunk of the previous tile's epilogue.
+      const bool pending = pk_row >= 0;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        if (i < k_tiles) mma();
+        if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
+        if (i < k_tiles) retire(i);
+      }
+      for (int i = 8; i < k_tiles; ++i) {
+        mma();
+        retire(i);
+      }
+    } else {
+      for (int i = 0; i < k_tiles; ++i) {
+        mma();
+        retire(i);
+      }
     }
     wgmma_wait<0>();
     if (lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
-    // Epilogue: accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul
-    // partners for i + 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
-    const int row0 = m0 + c * 64 + warp * 16 + (lane >> 2);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const int col = n0 + 8 * i + 2 * (lane & 3);
+    for (int j = 0; j < 64; ++j) dev::fence_reg(acc[j]);  // read only after the wait
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = row0 + 8 * h;
-        if (r >= m) continue;
-        T o[2];
+    for (int i = 0; i < 8; ++i)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const T act16 = H::from_float(acc[4 * i + 2 * h + e]);
-          const float act = H::to_float(act16);
-          const float mul = dev::round16<T>(acc[4 * (i + 8) + 2 * h + e]);
-          float ga;
-          if constexpr (kLut) {
-            const uint32_t bits = __bfloat16_as_ushort(act16);
-            const uint32_t at = (bits & 0x7FFFu) - (kLutExpLo << 7);  // wraps below the table
-            if (at < kLutHalf) {
-              uint16_t v;
-              asm("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(lut_at + 2 * (at + (bits >> 15) * kLutHalf)));
-              ga = __uint_as_float(uint32_t{v} << 16);
-            } else {
-              ga = dev::round16<T>(dev::gelu_erf(act));
-            }
-          } else {
-            ga = dev::round16<T>(dev::gelu_erf(act));
-          }
-          o[e] = H::from_float(__fmul_rn(ga, mul));
-        }
-        *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col) = *reinterpret_cast<uint32_t*>(o);
-      }
+      for (int j = 0; j < 4; ++j) pk[4 * i + j] = dev::pack16<T>(acc[4 * i + j], acc[4 * (i + 8) + j]);
+    pk_row = m0 + row_in_tile;
+    pk_col = n0 + col_in_tile;
+    if constexpr (!kDefer) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
+      pk_row = -1;
     }
+  }
+  if (kDefer && pk_row >= 0) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
   }
 #endif
 }
@@ -262,7 +328,7 @@ CUtensorMap tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows
 }  // namespace
 
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && encode_tiled() != nullptr;
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16, true>) && encode_tiled() != nullptr;
   return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
@@ -274,8 +340,11 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
                "geglu_gemm: operands must be 16-byte aligned");
   if (a.m == 0) return;
   static const bool configured = [] {
-    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    for (const void* f : {reinterpret_cast<const void*>(geglu_gemm_kernel<__nv_bfloat16, true>),
+                          reinterpret_cast<const void*>(geglu_gemm_kernel<__nv_bfloat16, false>),
+                          reinterpret_cast<const void*>(geglu_gemm_kernel<__half, true>),
+                          reinterpret_cast<const void*>(geglu_gemm_kernel<__half, false>)})
+      LAYA_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;
@@ -288,8 +357,9 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
     return n;
   }();
   const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
-  const dim3 grid(static_cast<unsigned>(std::min(tiles, sms)));  // one CTA per SM (shared memory)
-  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+  // One CTA per SM (shared memory), or fewer when the caller caps the grid.
+  const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
+  launch_kernel_smem(a.defer_epilogue ? geglu_gemm_kernel<T, true> : geglu_gemm_kernel<T, false>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
                      a.k, a.inter);
   LAYA_CUDA_CHECK_LAUNCH();
 }
