@@ -111,54 +111,67 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, ui
 #ifdef LAYA_GEGLU_GEMM_BODY
 constexpr uint32_t kLutExpLo = 127 - 16;  // the table's first bf16 biased exponent (2^-16)
 
-// One GeGLU output from a packed (act, mul) pair — both already rounded to T, act in the low half —
-// exactly as geglu_kernel computes it: T(T(gelu(act)) * mul).
+// The epilogue of a tile, in kChunks chunks of two outputs (one 4-byte store) per thread.
+constexpr int kChunks = 16;
+
+// Two GeGLU outputs from packed (act, mul) pairs — both halves already rounded to T, act in the low
+// one — exactly as geglu_kernel computes them, T(T(gelu(act)) * mul), packed for one store. bf16:
+// both table lookups are issued before either is used, and the computed form (act outside the
+// table) is a branch taken rarely, not a branch per output.
 template <class T>
-__device__ __forceinline__ T geglu_of_pair(uint32_t pair, uint32_t lut_at) {
+__device__ __forceinline__ uint32_t geglu_of_pairs(uint32_t p0, uint32_t p1, uint32_t lut_at) {
   using H = dev::Half16<T>;
-  typename H::Pair v;
-  *reinterpret_cast<uint32_t*>(&v) = pair;
-  const float act = H::to_float(v.x), mul = H::to_float(v.y);
-  float ga;
+  const uint32_t p[2] = {p0, p1};
+  float act[2], mul[2], ga[2];
+#pragma unroll
+  for (int e = 0; e < 2; ++e) {
+    typename H::Pair v;
+    *reinterpret_cast<uint32_t*>(&v) = p[e];
+    act[e] = H::to_float(v.x);
+    mul[e] = H::to_float(v.y);
+  }
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    const uint32_t at = (pair & 0x7FFFu) - (kLutExpLo << 7);  // wraps below the table
-    if (at < kLutHalf) {
+    bool in[2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const uint32_t at = (p[e] & 0x7FFFu) - (kLutExpLo << 7);  // wraps below the table
+      in[e] = at < kLutHalf;
       uint16_t g;
-      asm("ld.shared.u16 %0, [%1];\n" : "=h"(g) : "r"(lut_at + 2 * (at + ((pair >> 15) & 1u) * kLutHalf)));
-      ga = __uint_as_float(uint32_t{g} << 16);
-    } else {
-      ga = dev::round16<T>(dev::gelu_erf(act));
+      asm("ld.shared.u16 %0, [%1];\n" : "=h"(g) : "r"(lut_at + 2 * (in[e] ? at + ((p[e] >> 15) & 1u) * kLutHalf : 0u)));
+      ga[e] = __uint_as_float(uint32_t{g} << 16);
+    }
+    if (!(in[0] && in[1])) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        if (!in[e]) ga[e] = dev::round16<T>(dev::gelu_erf(act[e]));
     }
   } else {
-    ga = dev::round16<T>(dev::gelu_erf(act));
+#pragma unroll
+    for (int e = 0; e < 2; ++e) ga[e] = dev::round16<T>(dev::gelu_erf(act[e]));
   }
-  return H::from_float(__fmul_rn(ga, mul));
+  return dev::pack16<T>(__fmul_rn(ga[0], mul[0]), __fmul_rn(ga[1], mul[1]));
 }
 
-// Epilogue chunk i (0..7; a constant once the callers' loops are unrolled) of a finished tile: the
-// outputs of accumulator chunk i — columns 8i..8i+7 of the tile, of which this thread holds two, in
-// rows row0 and row0 + 8 — from the packed pairs pk[4i + 2h + e] (row row0 + 8h, column col0 + 8i + e).
+// Epilogue chunk j (0..kChunks-1; a constant once the callers' loops are unrolled) of a finished tile:
+// accumulator chunk j / 2 holds columns 8 (j / 2) .. 8 (j / 2) + 7 of the tile, of which this thread
+// holds two in rows row0 and row0 + 8; chunk j is the pair in row row0 + 8 (j % 2), from the packed
+// pairs pk[2j], pk[2j + 1] (register 4i + 2h + e of the accumulators: row + 8h, column 8i + e).
 template <class T>
-__device__ __forceinline__ void epilogue_chunk(int i, const uint32_t (&pk)[32], T* out, int row0, int col0, int m,
+__device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], T* out, int row0, int col0, int m,
                                                int inter, uint32_t lut_at) {
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int r = row0 + 8 * h;
-    if (r >= m) continue;
-    T o[2];
-#pragma unroll
-    for (int e = 0; e < 2; ++e) o[e] = geglu_of_pair<T>(pk[4 * i + 2 * h + e], lut_at);
-    *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col0 + 8 * i) = *reinterpret_cast<uint32_t*>(o);
-  }
+  const int r = row0 + 8 * (j & 1);
+  if (r < m)
+    *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col0 + 8 * (j >> 1)) =
+        geglu_of_pairs<T>(pk[2 * j], pk[2 * j + 1], lut_at);
 }
 #endif
 
-// kDefer: a tile's epilogue runs in eight chunks during the first eight k-tiles of the CTA's next
+// kDefer: a tile's epilogue runs in kChunks chunks during the first kChunks k-tiles of the CTA's next
 // tile, between issuing each k-tile's MMAs and waiting for them, so the tensor cores work while the
 // GeGLU outputs are computed and stored (the CTA's last tile: after its loop). For that the
 // finished accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding the
 // epilogue applies anyway, so the outputs are bitwise those of the immediate form (!kDefer), which
-// runs all eight chunks right after the tile's last MMAs, while the tensor cores idle.
+// runs all the chunks right after the tile's last MMAs, while the tensor cores idle.
 template <class T, bool kDefer>
 __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
@@ -245,15 +258,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       ++it;
     };
     if constexpr (kDefer) {
-      // The first eight k-tiles each carry one chunk of the previous tile's epilogue.
+      // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
       const bool pending = pk_row >= 0;
 #pragma unroll
-      for (int i = 0; i < 8; ++i) {
+      for (int i = 0; i < kChunks; ++i) {
         if (i < k_tiles) mma();
         if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
         if (i < k_tiles) retire(i);
       }
-      for (int i = 8; i < k_tiles; ++i) {
+      for (int i = kChunks; i < k_tiles; ++i) {
         mma();
         retire(i);
       }
@@ -275,13 +288,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     pk_col = n0 + col_in_tile;
     if constexpr (!kDefer) {
 #pragma unroll
-      for (int i = 0; i < 8; ++i) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
+      for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
       pk_row = -1;
     }
   }
   if (kDefer && pk_row >= 0) {
 #pragma unroll
-    for (int i = 0; i < 8; ++i) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
+    for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
   }
 #endif
 }
