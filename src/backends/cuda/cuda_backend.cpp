@@ -201,7 +201,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
-  bool geglu_defer_ = true;        // the fused GEMM's epilogue overlaps the next tile's MMAs (GegluGemmArgs)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   GraphCacheBook book_;
@@ -289,7 +288,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", kGegluGemmFromRows))
                         : 0;
-  geglu_defer_ = env_int("LAYA_CUDA_GEGLU_DEFER", 1) != 0;
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -470,7 +468,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
     }
   }
   if (geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_) {
-    launch_geglu_gemm(GegluGemmArgs<Elem>{in, w, g, tokens, dims_.d, dims_.inter, geglu_defer_}, s);
+    launch_geglu_gemm(GegluGemmArgs<Elem>{in, w, g, tokens, dims_.d, dims_.inter}, s);
     return;
   }
   gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);

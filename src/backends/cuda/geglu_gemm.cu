@@ -166,13 +166,13 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], 
 }
 #endif
 
-// kDefer: a tile's epilogue runs in kChunks chunks during the first kChunks k-tiles of the CTA's next
-// tile, between issuing each k-tile's MMAs and waiting for them, so the tensor cores work while the
-// GeGLU outputs are computed and stored (the CTA's last tile: after its loop). For that the
-// finished accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding the
-// epilogue applies anyway, so the outputs are bitwise those of the immediate form (!kDefer), which
-// runs all the chunks right after the tile's last MMAs, while the tensor cores idle.
-template <class T, bool kDefer>
+// A tile's epilogue runs in kChunks chunks during the first kChunks k-tiles of the CTA's next tile,
+// between issuing each k-tile's MMAs and waiting for them, so the tensor cores work while the GeGLU
+// outputs are computed and stored (the CTA's last tile: after its loop). For that the finished
+// accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding the epilogue
+// applies anyway, so the outputs are bitwise those of an epilogue right after the tile's MMAs, which
+// left the tensor cores idle for 15-20 % of the kernel (docs/benchmarks/cuda.md item 43).
+template <class T>
 __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
                       int m, int k, int inter) {
@@ -257,24 +257,17 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (i > 0 && lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
       ++it;
     };
-    if constexpr (kDefer) {
-      // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
-      const bool pending = pk_row >= 0;
+    // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
+    const bool pending = pk_row >= 0;
 #pragma unroll
-      for (int i = 0; i < kChunks; ++i) {
-        if (i < k_tiles) mma();
-        if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
-        if (i < k_tiles) retire(i);
-      }
-      for (int i = kChunks; i < k_tiles; ++i) {
-        mma();
-        retire(i);
-      }
-    } else {
-      for (int i = 0; i < k_tiles; ++i) {
-        mma();
-        retire(i);
-      }
+    for (int i = 0; i < kChunks; ++i) {
+      if (i < k_tiles) mma();
+      if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
+      if (i < k_tiles) retire(i);
+    }
+    for (int i = kChunks; i < k_tiles; ++i) {
+      mma();
+      retire(i);
     }
     wgmma_wait<0>();
     if (lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
@@ -286,13 +279,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int j = 0; j < 4; ++j) pk[4 * i + j] = dev::pack16<T>(acc[4 * i + j], acc[4 * (i + 8) + j]);
     pk_row = m0 + row_in_tile;
     pk_col = n0 + col_in_tile;
-    if constexpr (!kDefer) {
-#pragma unroll
-      for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
-      pk_row = -1;
-    }
   }
-  if (kDefer && pk_row >= 0) {
+  if (pk_row >= 0) {
 #pragma unroll
     for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
   }
@@ -341,7 +329,7 @@ CUtensorMap tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows
 }  // namespace
 
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16, true>) && encode_tiled() != nullptr;
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && encode_tiled() != nullptr;
   return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
@@ -353,11 +341,8 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
                "geglu_gemm: operands must be 16-byte aligned");
   if (a.m == 0) return;
   static const bool configured = [] {
-    for (const void* f : {reinterpret_cast<const void*>(geglu_gemm_kernel<__nv_bfloat16, true>),
-                          reinterpret_cast<const void*>(geglu_gemm_kernel<__nv_bfloat16, false>),
-                          reinterpret_cast<const void*>(geglu_gemm_kernel<__half, true>),
-                          reinterpret_cast<const void*>(geglu_gemm_kernel<__half, false>)})
-      LAYA_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;
@@ -372,7 +357,7 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
   // One CTA per SM (shared memory), or fewer when the caller caps the grid.
   const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
-  launch_kernel_smem(a.defer_epilogue ? geglu_gemm_kernel<T, true> : geglu_gemm_kernel<T, false>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
                      a.k, a.inter);
   LAYA_CUDA_CHECK_LAUNCH();
 }

@@ -29,9 +29,6 @@ struct GegluGemmArgs {
   const T* w = nullptr;   // [2 inter, k] row-major (the checkpoint's Wi)
   T* out = nullptr;       // [m, inter] row-major
   int32_t m = 0, k = 0, inter = 0;
-  // Each tile's epilogue during the next tile's first MMAs (the default) or right after its own
-  // (LAYA_CUDA_GEGLU_DEFER=0): bitwise the same outputs.
-  bool defer_epilogue = true;
   int32_t max_ctas = 0;  // grid cap (0: one CTA per SM); tests cap it so that each CTA runs many tiles
 };
 
