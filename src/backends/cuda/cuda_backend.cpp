@@ -46,10 +46,10 @@ constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 constexpr int32_t kPartialsMaxRows = 64;
 constexpr int32_t kMlpOutSplits = 2;
 // Buckets of at least this many tokens run the MLP input GEMM with GeGLU fused (geglu_gemm.cuh,
-// sm_90 only); LAYA_CUDA_GEGLU_GEMM_FROM overrides it (0: never). Measured on the H200
-// (docs/benchmarks/cuda.md item 26): 16x512 -0.22 ms, 64x48 and 6x512 (3,072 tokens) -0.18 / -0.20,
-// 64x32 (2,048) +-0, 4x464 (bucket 1,920) +0.00...+0.04 when fused, hence 2048.
-constexpr int32_t kGegluGemmFromRows = 2048;
+// sm_90 only); LAYA_CUDA_GEGLU_GEMM_FROM overrides it (0: never). Measured on the H200 with the
+// deferred epilogue (docs/benchmarks/cuda.md item 43): 4x464 (bucket 1,920) -0.09 ms, 3x512
+// -0.11, but 2x512 (1,024) +0.12 and 1x512 +0.16, hence 1536.
+constexpr int32_t kGegluGemmFromRows = 1536;
 // Buckets of at least this many tokens add the attention- and MLP-output GEMMs into the fp32
 // residual stream in the GEMM's epilogue (Gemm::run_residual), so the add+LN after them only
 // reads x: LAYA_CUDA_RESIDUAL_GEMM_FROM overrides it (0: never). Measured on the H200

@@ -9,10 +9,11 @@
 // consumer warpgroups (64 rows each) run wgmma.m64n128k16 with fp32 accumulators. A tile is 256
 // rows x 64 output columns: its W tile holds the 64 act rows and the 64 matching mul rows, so each
 // thread holds an act column and its mul partner (accumulator columns c and c + 64) — the GeGLU
-// pairs are thread-local. Deterministic; the summation runs over K in order, 16 at a time.
-// Measured on the H200 (docs/benchmarks/cuda.md item 26): faster than cuBLASLt + GeGLU from 3,072
-// rows (-0.18...-0.26 ms per forward at 3,072-8,192 tokens), even at 2,048 and slower below, so the
-// engine uses it from 2,048 tokens.
+// pairs are thread-local. A tile's epilogue runs during the CTA's next tile's MMAs (from packed,
+// already rounded (act, mul) pairs). Deterministic; the summation runs over K in order, 16 at a time.
+// Measured on the H200 (docs/benchmarks/cuda.md items 26 and 43): 125 us a call at 16x512 (about
+// nvjet's rate for the GEMM alone), faster than cuBLASLt + GeGLU from 1,536 tokens, slower at 1,024
+// (a second wave of 256-row tiles mostly idle), so the engine uses it from 1,536 tokens.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,7 @@ struct GegluGemmArgs {
   const T* w = nullptr;   // [2 inter, k] row-major (the checkpoint's Wi)
   T* out = nullptr;       // [m, inter] row-major
   int32_t m = 0, k = 0, inter = 0;
-  int32_t max_ctas = 0;  // grid cap (0: one CTA per SM); tests cap it so that each CTA runs many tiles
+  int32_t max_ctas = 0;  // grid cap (0: one CTA per SM); tests cap it so that each CTA runs several tiles
 };
 
 // Whether the fused kernel can run these dimensions on the current device (sm_90 built as sm_90a,
