@@ -17,13 +17,10 @@ namespace {
 constexpr int kConsumers = 4;                     // consumer warpgroups, 64 rows each
 constexpr int kBM = 64 * kConsumers;             // rows per CTA
 constexpr int kBN = 64;                           // GeGLU output columns per CTA (64 act + 64 mul rows of W)
-// K per stage: one 64-byte swizzle row. Stages of 32 rather than 64 K: the same 192 KB in 8 stages
-// instead of 4, so the two a consumer holds (the one its MMAs read, the next one issued) are a
-// quarter of the ring, not half, and the loads run further ahead (docs/benchmarks/cuda.md item 45).
-constexpr int kBK = 32;
-constexpr int kStages = 8;                        // TMA pipeline depth
-constexpr int kATile = kBM * kBK * 2;             // 16 KB
-constexpr int kBTile = 2 * kBN * kBK * 2;         // 8 KB
+constexpr int kBK = 64;                           // K per stage: one 128-byte swizzle row
+constexpr int kStages = 4;                        // TMA pipeline depth
+constexpr int kATile = kBM * kBK * 2;             // 32 KB
+constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
 constexpr int kStageBytes = kATile + kBTile;
 // bf16: the epilogue's T(gelu(act)) by table for |act| in [2^-16, 16), both signs — act is a bf16
 // value there, so 20 exponents x 128 mantissas per sign hold every input in that range. Each CTA
@@ -45,7 +42,7 @@ static_assert(kConsumers * 128 * (kConsumerRegs - 96) <= 128 * (96 - kProducerRe
 #define LAYA_GEGLU_GEMM_BODY 1
 
 using dev::smem_u32;
-using dev::sw64_desc;
+using dev::sw128_desc;
 using dev::wgmma_commit;
 using dev::wgmma_fence;
 using dev::wgmma_wait;
@@ -252,7 +249,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kBK / 16; ++kk)
-        wgmma_m64n128k16<T>(acc, sw64_desc(a_tile + kk * 32), sw64_desc(b_tile + kk * 32), 1);
+        wgmma_m64n128k16<T>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32), 1);
       wgmma_commit();
     };
     auto retire = [&](int i) {
@@ -260,16 +257,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (i > 0 && lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
       ++it;
     };
-    // Every second of the first 2 kChunks k-tiles carries one chunk of the previous tile's epilogue
-    // (a chunk outlasts one 32-deep k-tile's MMAs, not two).
+    // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
     const bool pending = pk_row >= 0;
 #pragma unroll
-    for (int i = 0; i < 2 * kChunks; ++i) {
+    for (int i = 0; i < kChunks; ++i) {
       if (i < k_tiles) mma();
-      if (pending && i % 2 == 0) epilogue_chunk<T>(i / 2, pk, out, pk_row, pk_col, m, inter, lut_at);
+      if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
       if (i < k_tiles) retire(i);
     }
-    for (int i = 2 * kChunks; i < k_tiles; ++i) {
+    for (int i = kChunks; i < k_tiles; ++i) {
       mma();
       retire(i);
     }
@@ -323,7 +319,7 @@ CUtensorMap tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows
   const CUtensorMapDataType type =
       std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   const CUresult r = encode(&map, type, 2, const_cast<T*>(base), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   LAYA_REQUIRE(r == CUDA_SUCCESS, ErrorKind::internal, "geglu_gemm: cuTensorMapEncodeTiled failed ({})",
                static_cast<int>(r));
@@ -334,7 +330,7 @@ CUtensorMap tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows
 
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
   static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && encode_tiled() != nullptr;
-  return device_ok && k > 0 && k % 64 == 0 && inter > 0 && inter % kBN == 0;
+  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
 template <class T>

@@ -47,12 +47,6 @@ __device__ __forceinline__ uint64_t sw128_desc(const void* p) {
   const uint64_t addr = smem_u32(p);
   return ((addr & 0x3FFFFull) >> 4) | (1ull << 16) | (static_cast<uint64_t>(1024 >> 4) << 32) | (1ull << 62);
 }
-// The same for a K-major tile stored with the 64-byte swizzle (CU_TENSOR_MAP_SWIZZLE_64B: 64-byte
-// rows, chunk c of row r at c ^ ((r / 2) % 4)), base 512-byte aligned, 8-row groups 512 bytes apart.
-__device__ __forceinline__ uint64_t sw64_desc(const void* p) {
-  const uint64_t addr = smem_u32(p);
-  return ((addr & 0x3FFFFull) >> 4) | (1ull << 16) | (static_cast<uint64_t>(512 >> 4) << 32) | (2ull << 62);
-}
 // MN-major (rows along K, M/N contiguous: wgmma's transposed operand): the stride byte offset is
 // the 8-row group stride along K; the leading one, the stride between 64-element blocks along M/N,
 // is unused by tiles 64 elements wide and set to the same 1024 bytes.
