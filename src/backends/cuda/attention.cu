@@ -363,17 +363,6 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
     // and, with kRopeK, plain stores) become visible to it only after a proxy fence.
     if constexpr (kWg) dev::fence_proxy_async_smem();
     group_sync();
-    if constexpr (kWg && kWarps == 8) {
-      // 128-query tiles of a windowed layer: the block walks the key tiles of both warpgroups'
-      // windows; a warpgroup skips a tile that lies wholly outside its own 64 queries' windows (it
-      // would only mask all of it: the same state either way), so each computes what a 64-query
-      // block computes while the two share the loads.
-      const int wq0 = q0 + (warp >> 2) * 64;
-      if (p.window >= 0 && (kb + 63 < wq0 - p.window || kb > wq0 + 63 + p.window)) {
-        group_sync();
-        continue;
-      }
-    }
     const T* kt = ks[buf];
     const T* vtile = vs[buf];
     float s[8][4];
