@@ -691,6 +691,84 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
   }
 }
 
+// The QKV GEMM with K's RoPE in its epilogue (sm_90): its plain form (no rotation) against the fp32
+// reference; the fused form bitwise equal to the plain form followed by rope_kernel (k_only), with
+// positions past both ends of the table (clamped), row tails and capped grids; rows past M untouched.
+TYPED_TEST(CudaKernelsTyped, QkvRopeGemmEqualsGemmThenRopePass) {
+  LAYA_REQUIRE_GPU();
+  if (!qkv_rope_gemm_supported(64, 2)) GTEST_SKIP() << "QKV RoPE GEMM needs compute capability 9.0: test not run";
+  std::mt19937 rng(37);
+  const int32_t table_len = 512;
+  std::vector<float> hc(static_cast<size_t>(table_len) * 32), hs(hc.size());
+  std::uniform_real_distribution<float> unit(-1.f, 1.f);
+  for (size_t i = 0; i < hc.size(); ++i) {
+    hc[i] = unit(rng);
+    hs[i] = unit(rng);
+  }
+  Dev<float> dc(hc), ds(hs);
+  for (auto [m, k, heads] : {std::tuple{1, 64, 2}, std::tuple{300, 1024, 16}, std::tuple{4100, 1024, 16}}) {
+    SCOPED_TRACE(testing::Message() << "M=" << m << " K=" << k << " heads=" << heads);
+    const int32_t n = 3 * heads * 64;
+    const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
+    const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.05f));
+    std::vector<int32_t> pos(static_cast<size_t>(m));
+    for (int32_t t = 0; t < m; ++t) pos[static_cast<size_t>(t)] = t % 600 - 3;  // -3 .. 596: both ends clamp
+    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w)), plain(static_cast<size_t>(m + 1) * n),
+        fused(static_cast<size_t>(m + 1) * n);
+    Dev<int32_t> dpos(pos);
+    QkvRopeGemmArgs<TypeParam> args;
+    args.in = da.get();
+    args.w = dw.get();
+    args.m = m;
+    args.k = k;
+    args.heads = heads;
+    args.pos = dpos.get();
+    args.cos = dc.get();
+    args.sin = ds.get();
+    args.table_len = table_len;
+    plain.poison();
+    args.out = plain.get();
+    args.rotate = false;
+    launch_qkv_rope_gemm(args, nullptr);
+    auto got = from16(plain.down());
+    for (size_t i = static_cast<size_t>(m) * n; i < got.size(); ++i) ASSERT_TRUE(std::isnan(got[i])) << "a row past M was written";
+    got.resize(static_cast<size_t>(m) * n);
+    std::vector<float> ref(static_cast<size_t>(m) * n);
+    cpu::linear(a.data(), m, k, w.data(), nullptr, n, ref.data());
+    expect_close(got, round16<TypeParam>(ref), "qkv gemm vs reference");
+    launch_rope(RopeParams<TypeParam>{plain.get(), dpos.get(), dc.get(), ds.get(), m, heads, table_len, true}, nullptr);
+    const auto want = plain.down();
+    args.out = fused.get();
+    args.rotate = true;
+    for (int ctas : {0, 1, 5}) {
+      fused.poison();
+      args.max_ctas = ctas;
+      launch_qkv_rope_gemm(args, nullptr);
+      const auto have = fused.down();
+      size_t differ = 0;
+      for (size_t i = 0; i < static_cast<size_t>(m) * n; ++i) differ += std::memcmp(&have[i], &want[i], 2) != 0;
+      EXPECT_EQ(differ, 0u) << "of " << static_cast<size_t>(m) * n << " outputs, at most " << ctas << " CTAs";
+      for (size_t i = static_cast<size_t>(m) * n; i < have.size(); ++i)
+        ASSERT_TRUE(std::isnan(static_cast<float>(have[i]))) << "a row past M was written";
+    }
+  }
+  Dev<TypeParam> x(64 * 64);
+  QkvRopeGemmArgs<TypeParam> bad;
+  bad.in = bad.w = x.get();
+  bad.out = x.get();
+  bad.m = 1;
+  bad.k = 96;  // not a multiple of 64
+  bad.heads = 2;
+  bad.rotate = false;
+  EXPECT_THROW(launch_qkv_rope_gemm(bad, nullptr), Error);
+  bad.k = 64;
+  bad.heads = 3;  // odd: a tile would hold two heads of different parts
+  EXPECT_THROW(launch_qkv_rope_gemm(bad, nullptr), Error);
+  bad.heads = 2;
+  bad.rotate = true;  // without positions and tables
+  EXPECT_THROW(launch_qkv_rope_gemm(bad, nullptr), Error);
+}
+
 TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(29);
