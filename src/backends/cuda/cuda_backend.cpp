@@ -290,7 +290,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   residual_from_ = up_cols >= 2 * d ? std::max(0, env_int("LAYA_CUDA_RESIDUAL_GEMM_FROM", kResidualGemmFromRows)) : 0;
   // The pruned layer's compact attention rows live in ws_.g ([T, intermediate] elements).
   prune_head_from_ = dims_.inter >= d ? std::max(0, env_int("LAYA_CUDA_PRUNE_HEAD_FROM", kPruneHeadFromTokens)) : 0;
-  qkv_rope_from_ = qkv_rope_gemm_supported(d, dims_.heads) && rope_len <= (1 << 15)
+  qkv_rope_from_ = qkv_rope_gemm_supported(d, dims_.heads)
                        ? std::max(0, env_int("LAYA_CUDA_QKV_ROPE_FROM", kQkvRopeFromTokens))
                        : 0;
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)

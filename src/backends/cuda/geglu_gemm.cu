@@ -174,58 +174,38 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], 
 }
 
 // The QKV GEMM's tiles are 128 output columns (two heads of q, k or v). Its chunk j (0..kChunks-1)
-// holds, for row row0 + 8 h, the column pair 8i + 2 (lane % 4) + {0, 1} of accumulator chunk i
-// (dims 0..31 of a head) in pk[2j] and its RoPE partner 32 columns on (dims 32..63) in pk[2j + 1],
-// where j = 4 b + 2 h + head and i = b + 8 head: chunks 2g and 2g + 1 (the two heads) need the same
-// cos / sin pair, that of the row's position and dims 8 b + 2 (lane % 4) + {0, 1}. A K tile's chunk
-// is rotated exactly as rope_kernel rotates the stored values: T(x1 c - x2 s), T(x2 c + x1 s).
-struct QkvChunk {
-  int i, h;
-};
-__device__ __forceinline__ QkvChunk qkv_chunk_of(int j) { return {(j >> 2) + 8 * (j & 1), (j >> 1) & 1}; }
-
-// A finished QKV tile's state besides its pairs: its rows' positions (clamped, 15 bits each) and
-// whether it is a K tile (bit 30), in one register.
-__device__ __forceinline__ uint32_t qkv_meta(int pos0, int pos1, bool rotate) {
-  return static_cast<uint32_t>(pos0) | (static_cast<uint32_t>(pos1) << 15) | (rotate ? 1u << 30 : 0u);
+// holds, for row row0 + 8 (j % 2), the column pair 8i + 2 (lane % 4) + {0, 1} of accumulator chunk
+// i = qkv_chunk_col(j) (i % 8 < 4: dims 0..31 of a head) in pk[2j] and its RoPE partner 32 columns
+// on (dims 32..63) in pk[2j + 1]: a K tile's chunk is rotated exactly as rope_kernel rotates the
+// stored values, T(x1 c - x2 s), T(x2 c + x1 s), with the position's cos / sin of dim 8 (i % 4) + ...
+__device__ __forceinline__ int qkv_chunk_col(int j) {
+  const int b = j >> 1;
+  return b < 4 ? b : b + 4;
 }
-__device__ __forceinline__ int qkv_meta_pos(uint32_t meta, int h) { return static_cast<int>((meta >> (15 * h)) & 0x7FFFu); }
-
-// The cos / sin pair chunk j of a K tile needs: float4 (cos d, cos d + 1, sin d, sin d + 1).
-__device__ __forceinline__ float4 qkv_table(int j, uint32_t meta, int col0, const float* cos_t, const float* sin_t) {
-  const QkvChunk q = qkv_chunk_of(j);
-  const int at = qkv_meta_pos(meta, q.h) * 32 + 8 * (q.i & 3) + (col0 & 7);
-  const float2 c = __ldg(reinterpret_cast<const float2*>(cos_t + at));
-  const float2 s = __ldg(reinterpret_cast<const float2*>(sin_t + at));
-  return make_float4(c.x, c.y, s.x, s.y);
-}
-
-// Chunk j: rotated with tab (this chunk's cos / sin pair) when the tile is a K tile, then stored;
-// after the second chunk of a pair, tab is reloaded for the next pair, a k-tile ahead of its use.
 template <class T>
 __device__ __forceinline__ void qkv_chunk(int j, const uint32_t (&pk)[32], T* out, int row0, int col0, int m, int n_out,
-                                          uint32_t meta, float4& tab, const float* cos_t, const float* sin_t) {
-  const QkvChunk q = qkv_chunk_of(j);
-  const bool rotate = (meta >> 30) & 1u;
-  const int r = row0 + 8 * q.h;
-  if (r < m) {
-    uint32_t lo = pk[2 * j], hi = pk[2 * j + 1];
-    if (rotate) {
-      using H = dev::Half16<T>;
-      typename H::Pair a, b;
-      *reinterpret_cast<uint32_t*>(&a) = lo;
-      *reinterpret_cast<uint32_t*>(&b) = hi;
-      const float2 x1 = H::to_float2(a), x2 = H::to_float2(b);
-      lo = dev::pack16<T>(__fadd_rn(__fmul_rn(x1.x, tab.x), __fmul_rn(-x2.x, tab.z)),
-                          __fadd_rn(__fmul_rn(x1.y, tab.y), __fmul_rn(-x2.y, tab.w)));
-      hi = dev::pack16<T>(__fadd_rn(__fmul_rn(x2.x, tab.x), __fmul_rn(x1.x, tab.z)),
-                          __fadd_rn(__fmul_rn(x2.y, tab.y), __fmul_rn(x1.y, tab.w)));
-    }
-    T* o = out + static_cast<size_t>(r) * n_out + col0 + 8 * q.i;
-    *reinterpret_cast<uint32_t*>(o) = lo;
-    *reinterpret_cast<uint32_t*>(o + 32) = hi;
+                                          bool rotate, const int (&pos)[2], const float* cos_t, const float* sin_t) {
+  const int r = row0 + 8 * (j & 1);
+  if (r >= m) return;
+  const int i = qkv_chunk_col(j);
+  uint32_t lo = pk[2 * j], hi = pk[2 * j + 1];
+  if (rotate) {
+    using H = dev::Half16<T>;
+    const int at = pos[j & 1] * 32 + 8 * (i & 3) + (col0 & 7);
+    const float2 cs = __ldg(reinterpret_cast<const float2*>(cos_t + at));
+    const float2 sn = __ldg(reinterpret_cast<const float2*>(sin_t + at));
+    typename H::Pair a, b;
+    *reinterpret_cast<uint32_t*>(&a) = lo;
+    *reinterpret_cast<uint32_t*>(&b) = hi;
+    const float2 x1 = H::to_float2(a), x2 = H::to_float2(b);
+    lo = dev::pack16<T>(__fadd_rn(__fmul_rn(x1.x, cs.x), __fmul_rn(-x2.x, sn.x)),
+                        __fadd_rn(__fmul_rn(x1.y, cs.y), __fmul_rn(-x2.y, sn.y)));
+    hi = dev::pack16<T>(__fadd_rn(__fmul_rn(x2.x, cs.x), __fmul_rn(x1.x, sn.x)),
+                        __fadd_rn(__fmul_rn(x2.y, cs.y), __fmul_rn(x1.y, sn.y)));
   }
-  if (rotate && (j & 1) && j + 1 < kChunks) tab = qkv_table(j + 1, meta, col0, cos_t, sin_t);
+  T* o = out + static_cast<size_t>(r) * n_out + col0 + 8 * i;
+  *reinterpret_cast<uint32_t*>(o) = lo;
+  *reinterpret_cast<uint32_t*>(o + 32) = hi;
 }
 #endif
 
@@ -249,13 +229,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint16_t* gelu_lut = reinterpret_cast<uint16_t*>(empty + kStages);  // bf16 bits, [sign][exponent][mantissa]
   uint32_t lut_at;  // opaque to the compiler, which would otherwise rebuild the address at every lookup
   asm("mov.u32 %0, %1;" : "=r"(lut_at) : "r"(smem_u32(gelu_lut)));
-  if constexpr (!kQkv && std::is_same_v<T, __nv_bfloat16>) {
-    for (int i = static_cast<int>(threadIdx.x); i < 2 * kLutHalf; i += kThreads) {
-      const uint32_t bits = (i >= kLutHalf ? 0x8000u : 0u) | ((kLutExpLo << 7) + static_cast<uint32_t>(i % kLutHalf));
-      const uint16_t v = __bfloat16_as_ushort(__float2bfloat16_rn(dev::gelu_erf(__uint_as_float(bits << 16))));
-      asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(lut_at + 2 * i), "h"(v) : "memory");
-    }
-  }
   constexpr int kTileCols = kQkv ? 128 : kBN;  // output columns per tile
   const int k_tiles = k / kBK, n_tiles = n_out / kTileCols, tiles = n_tiles * ((m + kBM - 1) / kBM);
   if (threadIdx.x == 0) {
@@ -292,6 +265,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+  if constexpr (!kQkv && std::is_same_v<T, __nv_bfloat16>) {
+    // The consumers fill the GELU table while the producer's first loads are in flight.
+    for (int i = static_cast<int>(threadIdx.x); i < 2 * kLutHalf; i += 128 * kConsumers) {
+      const uint32_t bits = (i >= kLutHalf ? 0x8000u : 0u) | ((kLutExpLo << 7) + static_cast<uint32_t>(i % kLutHalf));
+      const uint16_t v = __bfloat16_as_ushort(__float2bfloat16_rn(dev::gelu_erf(__uint_as_float(bits << 16))));
+      asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(lut_at + 2 * i), "h"(v) : "memory");
+    }
+    asm volatile("bar.sync 1, %0;\n" ::"n"(128 * kConsumers) : "memory");
+  }
   const int c = wg;  // this consumer's 64 rows of each tile
   const int warp = tid >> 5, lane = tid & 31;
   // Accumulator register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e of the
@@ -299,17 +281,17 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int row_in_tile = c * 64 + warp * 16 + (lane >> 2), col_in_tile = 2 * (lane & 3);
   uint32_t pk[32];             // the finished tile's pairs, rounded to T
   int pk_row = -1, pk_col = 0;  // where they go (pk_row < 0: nothing pending)
-  uint32_t pk_meta = 0;         // QKV: the rows' positions and whether it is a K tile (qkv_meta)
-  float4 pk_tab = make_float4(0.f, 0.f, 0.f, 0.f);  // QKV: the next chunk pair's cos / sin
+  bool pk_rotate = false;       // QKV: a K tile
+  int pk_pos[2] = {0, 0};       // QKV: the positions of its two rows (clamped to the table)
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
     const int n0 = (t % n_tiles) * kTileCols, m0 = (t / n_tiles) * kBM;
     int tile_pos[2] = {0, 0};
-    if constexpr (kQkv) {  // requested now, clamped and used after the tile's MMAs
+    if constexpr (kQkv) {  // requested now, used after the tile's MMAs
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = m0 + row_in_tile + 8 * h;
-        tile_pos[h] = r < m ? __ldg(rope.pos + r) : 0;
+        tile_pos[h] = r < m ? min(max(__ldg(rope.pos + r), 0), rope.table_len - 1) : 0;
       }
     }
     float acc[64];
@@ -336,7 +318,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     auto chunk = [&](int j) {
       if constexpr (kQkv)
-        qkv_chunk<T>(j, pk, out, pk_row, pk_col, m, n_out, pk_meta, pk_tab, rope.cos, rope.sin);
+        qkv_chunk<T>(j, pk, out, pk_row, pk_col, m, n_out, pk_rotate, pk_pos, rope.cos, rope.sin);
       else
         epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, n_out, lut_at);
     };
@@ -359,15 +341,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr (kQkv) {
 #pragma unroll
       for (int j = 0; j < kChunks; ++j) {
-        const QkvChunk q = qkv_chunk_of(j);
-        pk[2 * j] = dev::pack16<T>(acc[4 * q.i + 2 * q.h], acc[4 * q.i + 2 * q.h + 1]);
-        pk[2 * j + 1] = dev::pack16<T>(acc[4 * (q.i + 4) + 2 * q.h], acc[4 * (q.i + 4) + 2 * q.h + 1]);
+        const int i = qkv_chunk_col(j), h = j & 1;
+        pk[2 * j] = dev::pack16<T>(acc[4 * i + 2 * h], acc[4 * i + 2 * h + 1]);
+        pk[2 * j + 1] = dev::pack16<T>(acc[4 * (i + 4) + 2 * h], acc[4 * (i + 4) + 2 * h + 1]);
       }
-      const int hi_pos = min(rope.table_len, 1 << 15) - 1;
-      pk_meta = qkv_meta(min(max(tile_pos[0], 0), hi_pos), min(max(tile_pos[1], 0), hi_pos),
-                         n0 >= rope.k_begin && n0 < rope.k_end);
-      if (n0 >= rope.k_begin && n0 < rope.k_end)  // the first chunk pair's cos / sin, a k-tile ahead
-        pk_tab = qkv_table(0, pk_meta, n0 + col_in_tile, rope.cos, rope.sin);
+      pk_rotate = n0 >= rope.k_begin && n0 < rope.k_end;
+      pk_pos[0] = tile_pos[0];
+      pk_pos[1] = tile_pos[1];
     } else {
 #pragma unroll
       for (int i = 0; i < 8; ++i)
@@ -381,7 +361,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int j = 0; j < kChunks; ++j) {
       if constexpr (kQkv)
-        qkv_chunk<T>(j, pk, out, pk_row, pk_col, m, n_out, pk_meta, pk_tab, rope.cos, rope.sin);
+        qkv_chunk<T>(j, pk, out, pk_row, pk_col, m, n_out, pk_rotate, pk_pos, rope.cos, rope.sin);
       else
         epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, n_out, lut_at);
     }
@@ -485,7 +465,7 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
 template <class T>
 void launch_qkv_rope_gemm(const QkvRopeGemmArgs<T>& a, cudaStream_t stream) {
   LAYA_REQUIRE(a.in && a.w && a.out && a.m >= 0 && qkv_rope_gemm_supported(a.k, a.heads) &&
-                   (!a.rotate || (a.pos && a.cos && a.sin && a.table_len > 0 && a.table_len <= (1 << 15))),
+                   (!a.rotate || (a.pos && a.cos && a.sin && a.table_len > 0)),
                ErrorKind::internal, "qkv_rope_gemm: unsupported call (m {}, k {}, heads {})", a.m, a.k, a.heads);
   LAYA_REQUIRE(reinterpret_cast<uintptr_t>(a.cos) % 8 == 0 && reinterpret_cast<uintptr_t>(a.sin) % 8 == 0,
                ErrorKind::internal, "qkv_rope_gemm: tables must be 8-byte aligned");

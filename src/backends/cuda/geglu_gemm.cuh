@@ -52,7 +52,7 @@ struct QkvRopeGemmArgs {
   int32_t m = 0, k = 0, heads = 0;
   const int32_t* pos = nullptr;                        // [m] position of each row's token (clamped)
   const float* cos = nullptr, *sin = nullptr;          // [table_len, 32], 8-byte aligned
-  int32_t table_len = 0;  // at most 32768 (positions travel in 15 bits)
+  int32_t table_len = 0;
   bool rotate = true;    // false: the plain GEMM (tests compare the fused form with it + rope_kernel)
   int32_t max_ctas = 0;  // grid cap (0: one CTA per SM)
 };
