@@ -410,33 +410,6 @@ TEST(CudaEngine, FusedGegluPathMatchesCpuAndUnfusedPaths) {
   EXPECT_TRUE(st.all_ok);
 }
 
-// The QKV GEMM on the engine's own kernel with K's RoPE in its epilogue (sm_90; by default from 4096
-// tokens, here for every bucket, so also where the attention kernel would otherwise rotate K in its
-// loads): close to the CPU engine and to the default engine, graph and eager bitwise identical.
-TEST(CudaEngine, QkvRopeGemmPathMatchesCpuAndDefaultPath) {
-  LAYA_REQUIRE_GPU();
-  if (!qkv_rope_gemm_supported(128, 2)) GTEST_SKIP() << "QKV RoPE GEMM needs compute capability 9.0: test not run";
-  const char* var = "LAYA_CUDA_QKV_ROPE_FROM";
-  auto plain = engine_with_env(var, "0"), fused = engine_with_env(var, "1"), fused_eager = engine_with_env(var, "1", "eager");
-  engine::BackendOptions co;
-  co.backend = "cpu";
-  auto cpu = cpu::make_cpu_backend(tiny(), co);
-  ParityStats st;
-  uint32_t seed = 200;
-  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{
-           {1, 1, 1}, {1, 48, 48}, {4, 10, 16}, {3, 40, 60}, {2, 120, 128}, {16, 100, 128}}) {
-    const auto b = batch_of(seed++, rows, lo, hi);
-    const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
-    compare_request(*fused, *cpu, b, st, "qkv rope " + what);
-    const auto on = fused->forward(b), off = plain->forward(b);
-    const auto d = test::compare(on.logits, off.logits);
-    EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": fused vs cuBLASLt QKV logits nRMS " << d.nrms;
-    expect_same(on, fused_eager->forward(b), "qkv rope graph vs eager");
-  }
-  std::printf("QKV RoPE GEMM parity (tiny):\n%s", report(st).c_str());
-  EXPECT_TRUE(st.all_ok);
-}
-
 // Attention's products on mma.sync instead of wgmma (the path of GPUs before Hopper; on sm_90a the
 // engine takes wgmma for every bucket by default): both close to the CPU engine and to each other,
 // graph and eager bitwise identical in each.

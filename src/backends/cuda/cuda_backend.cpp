@@ -67,10 +67,6 @@ constexpr int32_t kAttnFiveBlocksFromTokens = 8192;
 // rows the heads read (each row's first token and the markers: prunes_last_decision_layer);
 // LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits).
 constexpr int32_t kPruneHeadFromTokens = 1024;
-// Buckets of at least this many tokens run the QKV GEMM on the engine's own kernel with K's RoPE in
-// its epilogue (geglu_gemm.cuh, sm_90 only), instead of cuBLASLt and the K rotation pass;
-// LAYA_CUDA_QKV_ROPE_FROM overrides it (0: never).
-constexpr int32_t kQkvRopeFromTokens = 4096;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
@@ -207,7 +203,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
-  int32_t qkv_rope_from_ = 0;      // encoder QKV GEMMs of at least this many rows rotate K themselves (0: never)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -290,9 +285,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   residual_from_ = up_cols >= 2 * d ? std::max(0, env_int("LAYA_CUDA_RESIDUAL_GEMM_FROM", kResidualGemmFromRows)) : 0;
   // The pruned layer's compact attention rows live in ws_.g ([T, intermediate] elements).
   prune_head_from_ = dims_.inter >= d ? std::max(0, env_int("LAYA_CUDA_PRUNE_HEAD_FROM", kPruneHeadFromTokens)) : 0;
-  qkv_rope_from_ = qkv_rope_gemm_supported(d, dims_.heads)
-                       ? std::max(0, env_int("LAYA_CUDA_QKV_ROPE_FROM", kQkvRopeFromTokens))
-                       : 0;
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", kGegluGemmFromRows))
                         : 0;
@@ -371,15 +363,14 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
       "MLP-out partials up to {} rows, skinny GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
-      "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}, K rotated by the QKV GEMM {}",
+      "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
-      prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_) : std::string("never"),
-      qkv_rope_from_ > 0 ? fmt::format("from {} tokens", qkv_rope_from_) : std::string("never"));
+      prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_) : std::string("never"));
   try {
     warm(options.warmup_shapes);
   } catch (...) {
@@ -541,35 +532,18 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
+    linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
     // RoPE: q is rotated inside the attention kernel's loads. k too for small buckets (each K tile
     // is read by one query tile there: fusing saves a launch); from kRotateKOnceTokens tokens a K
     // tile may be read by several query tiles, so k is rotated once, in place, by one vectorised
-    // pass — or, for the largest buckets, by the QKV GEMM's epilogue. All give bitwise the same
-    // rotation of the stored K (same fp32 arithmetic), and the choice depends on the bucket only,
-    // so every execution mode takes the same path.
+    // pass. Both give bitwise the same result (same fp32 arithmetic), and the choice depends on
+    // the bucket only, so every execution mode takes the same path.
     ap.rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
     ap.rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
     ap.rope_len = w_.rope_len;
     ap.window = lw.global ? -1 : dims_.local_half;
-    const bool qkv_rope = qkv_rope_from_ > 0 && T >= qkv_rope_from_;
-    ap.k_rotated = qkv_rope || T > rotate_k_once_above_;
-    if (qkv_rope) {
-      QkvRopeGemmArgs<Elem> qa;
-      qa.in = y_;
-      qa.w = as<Elem>(lw.wqkv);
-      qa.out = qkv_;
-      qa.m = T;
-      qa.k = d;
-      qa.heads = dims_.heads;
-      qa.pos = pos;
-      qa.cos = ap.rope_cos;
-      qa.sin = ap.rope_sin;
-      qa.table_len = w_.rope_len;
-      launch_qkv_rope_gemm(qa, s);
-    } else {
-      linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
-    }
-    if (ap.k_rotated && !qkv_rope) {
+    ap.k_rotated = T > rotate_k_once_above_;
+    if (ap.k_rotated) {
       RopeParams<Elem> rp;
       rp.qkv = qkv_;
       rp.pos = pos;

@@ -38,14 +38,6 @@ constexpr int kThreads = 128 * (kConsumers + 1);
 constexpr int kProducerRegs = 24, kConsumerRegs = 112;
 static_assert(kConsumers * 128 * (kConsumerRegs - 96) <= 128 * (96 - kProducerRegs), "register budget");
 
-// The QKV GEMM's RoPE of the K columns [k_begin, k_end) (tile_gemm_kernel<T, true>).
-struct QkvRope {
-  const int32_t* pos = nullptr;  // [m] positions, clamped to [0, table_len)
-  const float* cos = nullptr;    // [table_len, 32]
-  const float* sin = nullptr;
-  int32_t table_len = 1, k_begin = 0, k_end = 0;
-};
-
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LAYA_GEGLU_GEMM_BODY 1
 
@@ -172,55 +164,18 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], 
     *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col0 + 8 * (j >> 1)) =
         geglu_of_pairs<T>(pk[2 * j], pk[2 * j + 1], lut_at);
 }
-
-// The QKV GEMM's tiles are 128 output columns (two heads of q, k or v). Its chunk j (0..kChunks-1)
-// holds, for row row0 + 8 (j % 2), the column pair 8i + 2 (lane % 4) + {0, 1} of accumulator chunk
-// i = qkv_chunk_col(j) (i % 8 < 4: dims 0..31 of a head) in pk[2j] and its RoPE partner 32 columns
-// on (dims 32..63) in pk[2j + 1]: a K tile's chunk is rotated exactly as rope_kernel rotates the
-// stored values, T(x1 c - x2 s), T(x2 c + x1 s), with the position's cos / sin of dim 8 (i % 4) + ...
-__device__ __forceinline__ int qkv_chunk_col(int j) {
-  const int b = j >> 1;
-  return b < 4 ? b : b + 4;
-}
-template <class T>
-__device__ __forceinline__ void qkv_chunk(int j, const uint32_t (&pk)[32], T* out, int row0, int col0, int m, int n_out,
-                                          bool rotate, const int (&pos)[2], const float* cos_t, const float* sin_t) {
-  const int r = row0 + 8 * (j & 1);
-  if (r >= m) return;
-  const int i = qkv_chunk_col(j);
-  uint32_t lo = pk[2 * j], hi = pk[2 * j + 1];
-  if (rotate) {
-    using H = dev::Half16<T>;
-    const int at = pos[j & 1] * 32 + 8 * (i & 3) + (col0 & 7);
-    const float2 cs = __ldg(reinterpret_cast<const float2*>(cos_t + at));
-    const float2 sn = __ldg(reinterpret_cast<const float2*>(sin_t + at));
-    typename H::Pair a, b;
-    *reinterpret_cast<uint32_t*>(&a) = lo;
-    *reinterpret_cast<uint32_t*>(&b) = hi;
-    const float2 x1 = H::to_float2(a), x2 = H::to_float2(b);
-    lo = dev::pack16<T>(__fadd_rn(__fmul_rn(x1.x, cs.x), __fmul_rn(-x2.x, sn.x)),
-                        __fadd_rn(__fmul_rn(x1.y, cs.y), __fmul_rn(-x2.y, sn.y)));
-    hi = dev::pack16<T>(__fadd_rn(__fmul_rn(x2.x, cs.x), __fmul_rn(x1.x, sn.x)),
-                        __fadd_rn(__fmul_rn(x2.y, cs.y), __fmul_rn(x1.y, sn.y)));
-  }
-  T* o = out + static_cast<size_t>(r) * n_out + col0 + 8 * i;
-  *reinterpret_cast<uint32_t*>(o) = lo;
-  *reinterpret_cast<uint32_t*>(o + 32) = hi;
-}
 #endif
 
 // A tile's epilogue runs in kChunks chunks during the first kChunks k-tiles of the CTA's next tile,
-// between issuing each k-tile's MMAs and waiting for them, so the tensor cores work while the
+// between issuing each k-tile's MMAs and waiting for them, so the tensor cores work while the GeGLU
 // outputs are computed and stored (the CTA's last tile: after its loop). For that the finished
-// accumulators are first packed into 32 pairs rounded to T — the rounding the epilogue applies
-// anyway, so the outputs are bitwise those of an epilogue right after the tile's MMAs, which left
-// the tensor cores idle for 15-20 % of the kernel (docs/benchmarks/cuda.md item 43).
-// kQkv: the QKV GEMM, tiles of 128 output columns stored as they are, the K columns rotated (RoPE);
-// otherwise the MLP input GEMM with GeGLU, tiles of 64 act columns and their 64 mul partners.
-template <class T, bool kQkv>
+// accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding the epilogue
+// applies anyway, so the outputs are bitwise those of an epilogue right after the tile's MMAs, which
+// left the tensor cores idle for 15-20 % of the kernel (docs/benchmarks/cuda.md item 43).
+template <class T>
 __global__ void __launch_bounds__(kThreads, 1)
-    tile_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
-                     int m, int k, int n_out, QkvRope rope) {
+    geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
+                      int m, int k, int inter) {
 #ifdef LAYA_GEGLU_GEMM_BODY
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -229,8 +184,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint16_t* gelu_lut = reinterpret_cast<uint16_t*>(empty + kStages);  // bf16 bits, [sign][exponent][mantissa]
   uint32_t lut_at;  // opaque to the compiler, which would otherwise rebuild the address at every lookup
   asm("mov.u32 %0, %1;" : "=r"(lut_at) : "r"(smem_u32(gelu_lut)));
-  constexpr int kTileCols = kQkv ? 128 : kBN;  // output columns per tile
-  const int k_tiles = k / kBK, n_tiles = n_out / kTileCols, tiles = n_tiles * ((m + kBM - 1) / kBM);
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    for (int i = static_cast<int>(threadIdx.x); i < 2 * kLutHalf; i += kThreads) {
+      const uint32_t bits = (i >= kLutHalf ? 0x8000u : 0u) | ((kLutExpLo << 7) + static_cast<uint32_t>(i % kLutHalf));
+      const uint16_t v = __bfloat16_as_ushort(__float2bfloat16_rn(dev::gelu_erf(__uint_as_float(bits << 16))));
+      asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(lut_at + 2 * i), "h"(v) : "memory");
+    }
+  }
+  const int k_tiles = k / kBK, n_tiles = inter / kBN, tiles = n_tiles * ((m + kBM - 1) / kBM);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);  // the producer's expect_tx arrival; the bytes complete it
@@ -249,51 +210,31 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (tid == 0) {
       int it = 0;
       for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
-        const int n0 = (t % n_tiles) * kTileCols, m0 = (t / n_tiles) * kBM;
+        const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
         for (int i = 0; i < k_tiles; ++i, ++it) {
           const int s = it % kStages;
           if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) - 1) & 1);
           unsigned char* st = smem + s * kStageBytes;
           mbar_expect_tx(&full[s], kStageBytes);
           tma_load(st, &a_map, &full[s], i * kBK, m0);
-          // W rows n0.. and (GeGLU) their mul partners n_out + n0.. or (QKV) the next 64 rows.
-          tma_load(st + kATile, &w_map, &full[s], i * kBK, n0);
-          tma_load(st + kATile + kBTile / 2, &w_map, &full[s], i * kBK, kQkv ? n0 + 64 : n_out + n0);
+          tma_load(st + kATile, &w_map, &full[s], i * kBK, n0);                      // act rows
+          tma_load(st + kATile + kBTile / 2, &w_map, &full[s], i * kBK, inter + n0);  // their mul rows
         }
       }
     }
     return;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
-  if constexpr (!kQkv && std::is_same_v<T, __nv_bfloat16>) {
-    // The consumers fill the GELU table while the producer's first loads are in flight.
-    for (int i = static_cast<int>(threadIdx.x); i < 2 * kLutHalf; i += 128 * kConsumers) {
-      const uint32_t bits = (i >= kLutHalf ? 0x8000u : 0u) | ((kLutExpLo << 7) + static_cast<uint32_t>(i % kLutHalf));
-      const uint16_t v = __bfloat16_as_ushort(__float2bfloat16_rn(dev::gelu_erf(__uint_as_float(bits << 16))));
-      asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(lut_at + 2 * i), "h"(v) : "memory");
-    }
-    asm volatile("bar.sync 1, %0;\n" ::"n"(128 * kConsumers) : "memory");
-  }
   const int c = wg;  // this consumer's 64 rows of each tile
   const int warp = tid >> 5, lane = tid & 31;
-  // Accumulator register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e of the
-  // tile's 128 W rows (GeGLU: chunks i < 8 act columns, i + 8 their mul partners).
+  // Accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul partners for
+  // i + 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
   const int row_in_tile = c * 64 + warp * 16 + (lane >> 2), col_in_tile = 2 * (lane & 3);
-  uint32_t pk[32];             // the finished tile's pairs, rounded to T
+  uint32_t pk[32];             // the finished tile's (act, mul) pairs, rounded to T
   int pk_row = -1, pk_col = 0;  // where they go (pk_row < 0: nothing pending)
-  bool pk_rotate = false;       // QKV: a K tile
-  int pk_pos[2] = {0, 0};       // QKV: the positions of its two rows (clamped to the table)
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
-    const int n0 = (t % n_tiles) * kTileCols, m0 = (t / n_tiles) * kBM;
-    int tile_pos[2] = {0, 0};
-    if constexpr (kQkv) {  // requested now, used after the tile's MMAs
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = m0 + row_in_tile + 8 * h;
-        tile_pos[h] = r < m ? min(max(__ldg(rope.pos + r), 0), rope.table_len - 1) : 0;
-      }
-    }
+    const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
     float acc[64];
 #pragma unroll
     for (int j = 0; j < 64; ++j) acc[j] = 0.f;
@@ -316,18 +257,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (i > 0 && lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
       ++it;
     };
-    auto chunk = [&](int j) {
-      if constexpr (kQkv)
-        qkv_chunk<T>(j, pk, out, pk_row, pk_col, m, n_out, pk_rotate, pk_pos, rope.cos, rope.sin);
-      else
-        epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, n_out, lut_at);
-    };
     // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
     const bool pending = pk_row >= 0;
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
       if (i < k_tiles) mma();
-      if (pending) chunk(i);
+      if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
       if (i < k_tiles) retire(i);
     }
     for (int i = kChunks; i < k_tiles; ++i) {
@@ -338,33 +273,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
 #pragma unroll
     for (int j = 0; j < 64; ++j) dev::fence_reg(acc[j]);  // read only after the wait
-    if constexpr (kQkv) {
 #pragma unroll
-      for (int j = 0; j < kChunks; ++j) {
-        const int i = qkv_chunk_col(j), h = j & 1;
-        pk[2 * j] = dev::pack16<T>(acc[4 * i + 2 * h], acc[4 * i + 2 * h + 1]);
-        pk[2 * j + 1] = dev::pack16<T>(acc[4 * (i + 4) + 2 * h], acc[4 * (i + 4) + 2 * h + 1]);
-      }
-      pk_rotate = n0 >= rope.k_begin && n0 < rope.k_end;
-      pk_pos[0] = tile_pos[0];
-      pk_pos[1] = tile_pos[1];
-    } else {
+    for (int i = 0; i < 8; ++i)
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) pk[4 * i + j] = dev::pack16<T>(acc[4 * i + j], acc[4 * (i + 8) + j]);
-    }
+      for (int j = 0; j < 4; ++j) pk[4 * i + j] = dev::pack16<T>(acc[4 * i + j], acc[4 * (i + 8) + j]);
     pk_row = m0 + row_in_tile;
     pk_col = n0 + col_in_tile;
   }
   if (pk_row >= 0) {
 #pragma unroll
-    for (int j = 0; j < kChunks; ++j) {
-      if constexpr (kQkv)
-        qkv_chunk<T>(j, pk, out, pk_row, pk_col, m, n_out, pk_rotate, pk_pos, rope.cos, rope.sin);
-      else
-        epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, n_out, lut_at);
-    }
+    for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
   }
 #endif
 }
@@ -410,78 +328,40 @@ CUtensorMap tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows
 
 }  // namespace
 
-namespace {
-
-bool tile_gemm_device_ok() {
-  static const bool ok = sm90a_kernel_runs(tile_gemm_kernel<__nv_bfloat16, false>) && encode_tiled() != nullptr;
-  return ok;
-}
-
-// out[m, n_out] from in[m, k] and W[w_rows, k] on one persistent CTA per SM (or max_ctas).
-template <class T, bool kQkv>
-void launch_tile_gemm(const T* in, const T* w, int32_t w_rows, T* out, int32_t m, int32_t k, int32_t n_out,
-                      const QkvRope& rope, int32_t max_ctas, cudaStream_t stream) {
-  LAYA_REQUIRE((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(w)) % 16 == 0, ErrorKind::internal,
-               "tile gemm: operands must be 16-byte aligned");
-  if (m == 0) return;
-  static const bool configured = [] {
-    LAYA_CUDA_CHECK(cudaFuncSetAttribute(tile_gemm_kernel<T, kQkv>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    return true;
-  }();
-  (void)configured;
-  const CUtensorMap a_map = tensor_map(in, m, k, kBM);
-  const CUtensorMap w_map = tensor_map(w, w_rows, k, 64);
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
-    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
-  const int tiles = (n_out / (kQkv ? 128 : kBN)) * ((m + kBM - 1) / kBM);
-  // One CTA per SM (shared memory), or fewer when the caller caps the grid.
-  const dim3 grid(static_cast<unsigned>(std::min(tiles, max_ctas > 0 ? std::min(max_ctas, sms) : sms)));
-  launch_kernel_smem(tile_gemm_kernel<T, kQkv>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, out, m, k,
-                     n_out, rope);
-  LAYA_CUDA_CHECK_LAUNCH();
-}
-
-}  // namespace
-
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  return tile_gemm_device_ok() && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
-}
-
-bool qkv_rope_gemm_supported(int32_t k, int32_t heads) {
-  return tile_gemm_device_ok() && k > 0 && k % kBK == 0 && heads > 0 && heads % 2 == 0;
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && encode_tiled() != nullptr;
+  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
 template <class T>
 void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   LAYA_REQUIRE(a.in && a.w && a.out && a.m >= 0 && geglu_gemm_supported(a.k, a.inter), ErrorKind::internal,
                "geglu_gemm: unsupported call (m {}, k {}, inter {})", a.m, a.k, a.inter);
-  launch_tile_gemm<T, false>(a.in, a.w, 2 * a.inter, a.out, a.m, a.k, a.inter, QkvRope{}, a.max_ctas, stream);
+  LAYA_REQUIRE((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.w)) % 16 == 0, ErrorKind::internal,
+               "geglu_gemm: operands must be 16-byte aligned");
+  if (a.m == 0) return;
+  static const bool configured = [] {
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    return true;
+  }();
+  (void)configured;
+  const CUtensorMap a_map = tensor_map(a.in, a.m, a.k, kBM);
+  const CUtensorMap w_map = tensor_map(a.w, 2 * a.inter, a.k, kBN);
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
+    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+  }();
+  const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
+  // One CTA per SM (shared memory), or fewer when the caller caps the grid.
+  const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
+  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+                     a.k, a.inter);
+  LAYA_CUDA_CHECK_LAUNCH();
 }
 
-template <class T>
-void launch_qkv_rope_gemm(const QkvRopeGemmArgs<T>& a, cudaStream_t stream) {
-  LAYA_REQUIRE(a.in && a.w && a.out && a.m >= 0 && qkv_rope_gemm_supported(a.k, a.heads) &&
-                   (!a.rotate || (a.pos && a.cos && a.sin && a.table_len > 0)),
-               ErrorKind::internal, "qkv_rope_gemm: unsupported call (m {}, k {}, heads {})", a.m, a.k, a.heads);
-  LAYA_REQUIRE(reinterpret_cast<uintptr_t>(a.cos) % 8 == 0 && reinterpret_cast<uintptr_t>(a.sin) % 8 == 0,
-               ErrorKind::internal, "qkv_rope_gemm: tables must be 8-byte aligned");
-  const int32_t n = 3 * a.heads * 64;
-  QkvRope rope;
-  rope.pos = a.pos;
-  rope.cos = a.cos;
-  rope.sin = a.sin;
-  rope.table_len = std::max(a.table_len, 1);
-  rope.k_begin = a.rotate ? a.heads * 64 : 0;
-  rope.k_end = a.rotate ? 2 * a.heads * 64 : 0;
-  launch_tile_gemm<T, true>(a.in, a.w, n, a.out, a.m, a.k, n, rope, a.max_ctas, stream);
-}
-
-template void launch_qkv_rope_gemm<__nv_bfloat16>(const QkvRopeGemmArgs<__nv_bfloat16>&, cudaStream_t);
-template void launch_qkv_rope_gemm<__half>(const QkvRopeGemmArgs<__half>&, cudaStream_t);
 template void launch_geglu_gemm<__nv_bfloat16>(const GegluGemmArgs<__nv_bfloat16>&, cudaStream_t);
 template void launch_geglu_gemm<__half>(const GegluGemmArgs<__half>&, cudaStream_t);
 

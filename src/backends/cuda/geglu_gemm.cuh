@@ -40,28 +40,4 @@ bool geglu_gemm_supported(int32_t k, int32_t inter);
 template <class T>
 void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream);
 
-// The QKV GEMM on the same kernel, with RoPE applied to the K part in its epilogue: out[M, 3 heads
-// 64] = in[M, K] . W^T, each output rounded to T (as cuBLASLt's output would be), then the K columns
-// rotated exactly as rope_kernel (k_only) rotates them in place — so it replaces the GEMM and the
-// K rotation pass. Tiles of 256 rows x 128 columns (two heads).
-template <class T>
-struct QkvRopeGemmArgs {
-  const T* in = nullptr;  // [m, k] row-major, 16-byte aligned
-  const T* w = nullptr;   // [3 heads 64, k] row-major (the checkpoint's Wqkv)
-  T* out = nullptr;       // [m, 3 heads 64] row-major
-  int32_t m = 0, k = 0, heads = 0;
-  const int32_t* pos = nullptr;                        // [m] position of each row's token (clamped)
-  const float* cos = nullptr, *sin = nullptr;          // [table_len, 32], 8-byte aligned
-  int32_t table_len = 0;
-  bool rotate = true;    // false: the plain GEMM (tests compare the fused form with it + rope_kernel)
-  int32_t max_ctas = 0;  // grid cap (0: one CTA per SM)
-};
-
-// Whether the kernel can run these dimensions on the current device (sm_90a; k a multiple of 64, an
-// even number of heads).
-bool qkv_rope_gemm_supported(int32_t k, int32_t heads);
-
-template <class T>
-void launch_qkv_rope_gemm(const QkvRopeGemmArgs<T>& a, cudaStream_t stream);
-
 }  // namespace laya::cuda
