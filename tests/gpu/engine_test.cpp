@@ -382,7 +382,7 @@ TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
   EXPECT_TRUE(st.all_ok);
 }
 
-// The MLP input GEMM with GeGLU fused (sm_90; by default from 1536 tokens, here for every bucket):
+// The MLP input GEMM with GeGLU fused (sm_90; by default from 1280 tokens, here for every bucket):
 // close to the CPU engine and to the unfused engine, graph and eager bitwise identical.
 TEST(CudaEngine, FusedGegluPathMatchesCpuAndUnfusedPaths) {
   LAYA_REQUIRE_GPU();

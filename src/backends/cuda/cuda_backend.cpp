@@ -48,8 +48,9 @@ constexpr int32_t kMlpOutSplits = 2;
 // Buckets of at least this many tokens run the MLP input GEMM with GeGLU fused (geglu_gemm.cuh,
 // sm_90 only); LAYA_CUDA_GEGLU_GEMM_FROM overrides it (0: never). Measured on the H200 with the
 // deferred epilogue (docs/benchmarks/cuda.md item 43): 4x464 (bucket 1,920) -0.09 ms, 3x512
-// -0.11, but 2x512 (1,024) +0.12 and 1x512 +0.16, hence 1536.
-constexpr int32_t kGegluGemmFromRows = 1536;
+// -0.11, 11x128 (1,408) -0.09, 10x128 (1,280) -0.06, but 9x128 (1,152) +0.07 and 2x512 (1,024)
+// +0.12 — the 256-row tiles of 1,152 tokens cost what 1,280 cost — hence 1280.
+constexpr int32_t kGegluGemmFromRows = 1280;
 // Buckets of at least this many tokens add the attention- and MLP-output GEMMs into the fp32
 // residual stream in the GEMM's epilogue (Gemm::run_residual), so the add+LN after them only
 // reads x: LAYA_CUDA_RESIDUAL_GEMM_FROM overrides it (0: never). Measured on the H200

@@ -12,8 +12,8 @@
 // pairs are thread-local. A tile's epilogue runs during the CTA's next tile's MMAs (from packed,
 // already rounded (act, mul) pairs). Deterministic; the summation runs over K in order, 16 at a time.
 // Measured on the H200 (docs/benchmarks/cuda.md items 26 and 43): 125 us a call at 16x512 (about
-// nvjet's rate for the GEMM alone), faster than cuBLASLt + GeGLU from 1,536 tokens, slower at 1,024
-// (a second wave of 256-row tiles mostly idle), so the engine uses it from 1,536 tokens.
+// nvjet's rate for the GEMM alone), faster than cuBLASLt + GeGLU from 1,280 tokens, slower at 1,152
+// and 1,024 (a second wave of 256-row tiles mostly idle), so the engine uses it from 1,280 tokens.
 #pragma once
 
 #include <cstdint>
