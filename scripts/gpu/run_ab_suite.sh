@@ -23,7 +23,8 @@
 #                         build, e.g. "noskinny:LAYA_CUDA_SKINNY_MAX_M=0 pdl:LAYA_CUDA_PDL=1,LAYA_CUDA_SKINNY_MAX_M=64";
 #      LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30), LAYA_BENCH_ROUNDS (2), LAYA_PROFILE_SHAPES
 #      ("16x512 1x48"), LAYA_PROFILE_FLAGS (extra bench flags of the profile, e.g. "--precision fp16"),
-#      LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (200);
+#      LAYA_PROFILE_BASE=1 (profile the bundled baseline too), LAYA_PROFILE_TOP (kernel families
+#      listed, 12), LAYA_PARITY_MAX_TOKENS (1024), LAYA_PARITY_TIMEOUT (200);
 #      LAYA_AB_BASE_ENV    "VAR=VALUE ..." : without a bundled baseline binary, the baseline is the new
 #                          build run with these switches (an A/B of one switch, interleaved in rounds);
 #      LAYA_AB_VARIANT_TESTS=0 skips test_gpu under each variant.
@@ -156,12 +157,15 @@ fi
 # 6. profile
 if has profile; then
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
-  for shp in ${LAYA_PROFILE_SHAPES:-16x512 1x48}; do
-    timeout 40 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
-      $R laya-engine bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 1 --iters 1 \
-      ${LAYA_PROFILE_FLAGS:-} > /tmp/ncu_$shp.csv 2>/dev/null
-    log "ncu $shp ${LAYA_PROFILE_FLAGS:-} rc=$?"
-    python3 scripts/gpu/ncu_summary.py /tmp/ncu_$shp.csv $shp 12 | tee -a "$OUT/profile.txt"
+  for bin in laya-engine $([ "${LAYA_PROFILE_BASE:-0}" = 1 ] && echo laya-engine-base); do
+    for shp in ${LAYA_PROFILE_SHAPES:-16x512 1x48}; do
+      timeout 40 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
+        $R $bin bench --model $EN --backend cuda --execution eager --shapes $shp --warmup 1 --iters 1 \
+        ${LAYA_PROFILE_FLAGS:-} > /tmp/ncu_$shp.csv 2>/dev/null
+      log "ncu $bin $shp ${LAYA_PROFILE_FLAGS:-} rc=$?"
+      echo "== $bin" >> "$OUT/profile.txt"
+      python3 scripts/gpu/ncu_summary.py /tmp/ncu_$shp.csv $shp ${LAYA_PROFILE_TOP:-12} | tee -a "$OUT/profile.txt"
+    done
   done
 fi
 log "ab suite end"

@@ -411,29 +411,49 @@ TYPED_TEST(CudaKernelsTyped, EmbedLayerNormMatchesReference) {
 TYPED_TEST(CudaKernelsTyped, AddLayerNormGatherAndTypeMatchReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(13);
-  const int32_t d = 1024, T = 19;
-  const auto x0 = randn(rng, static_cast<size_t>(T) * d, 3.f);
-  const auto add = round16<TypeParam>(randn(rng, x0.size()));
+  // With a LayerNorm bias (the decision layers' form): 19 rows through the general instance, 1539
+  // through the lean one with a bias (launch_add_ln); the same arithmetic, so the 19 rows they share
+  // come out bitwise equal.
+  const int32_t d = 1024, T = 19, T_lean = 1539;
+  const auto x_all = randn(rng, static_cast<size_t>(T_lean) * d, 3.f);
+  const auto add_all = round16<TypeParam>(randn(rng, x_all.size()));
   const auto w = randn(rng, d, 0.1f, 1.f), bias = randn(rng, d, 0.1f);
-  Dev<float> dx(x0), dw(w), db(bias), dn(x0.size());
-  Dev<TypeParam> da(to16<TypeParam>(add)), dy(x0.size());
-  AddLnParams<TypeParam> p;
-  p.x = dx.get();
-  p.add = da.get();
-  p.weight = dw.get();
-  p.bias = db.get();
-  p.y = dy.get();
-  p.norm_out = dn.get();
-  p.tokens = T;
-  p.d = d;
-  launch_add_ln(p, nullptr);
-  std::vector<float> sum(x0.size()), ref(x0.size());
-  for (size_t i = 0; i < sum.size(); ++i) sum[i] = x0[i] + add[i];
-  cpu::layer_norm(sum.data(), T, d, w.data(), bias.data(), 1e-5f, ref.data());
-  EXPECT_EQ(dx.down(), sum);  // fp32 residual add is exact-equal
-  const auto dd = compare(dn.down(), ref);
-  EXPECT_TRUE(dd.finite && dd.nrms < 1e-5) << dd.nrms;
-  expect_close(from16(dy.down()), ref, "add_ln y");
+  Dev<float> dw(w), db(bias);
+  std::vector<std::vector<float>> ys, norms, xs;
+  for (const int32_t rows : {T, T_lean}) {
+    SCOPED_TRACE(testing::Message() << rows << " rows with a bias");
+    const std::vector<float> x0(x_all.begin(), x_all.begin() + static_cast<std::ptrdiff_t>(rows) * d);
+    const std::vector<float> add(add_all.begin(), add_all.begin() + static_cast<std::ptrdiff_t>(rows) * d);
+    Dev<float> dx(x0), dn(x0.size());
+    Dev<TypeParam> da(to16<TypeParam>(add)), dy(x0.size());
+    AddLnParams<TypeParam> p;
+    p.x = dx.get();
+    p.add = da.get();
+    p.weight = dw.get();
+    p.bias = db.get();
+    p.y = dy.get();
+    p.norm_out = dn.get();
+    p.tokens = rows;
+    p.d = d;
+    launch_add_ln(p, nullptr);
+    std::vector<float> sum(x0.size()), ref(x0.size());
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] = x0[i] + add[i];
+    cpu::layer_norm(sum.data(), rows, d, w.data(), bias.data(), 1e-5f, ref.data());
+    xs.push_back(dx.down());
+    EXPECT_EQ(xs.back(), sum);  // fp32 residual add is exact-equal
+    norms.push_back(dn.down());
+    const auto dd = compare(norms.back(), ref);
+    EXPECT_TRUE(dd.finite && dd.nrms < 1e-5) << dd.nrms;
+    ys.push_back(from16(dy.down()));
+    expect_close(ys.back(), ref, "add_ln y");
+  }
+  const auto shared = static_cast<std::ptrdiff_t>(T) * d;
+  EXPECT_TRUE(std::equal(ys[0].begin(), ys[0].end(), ys[1].begin(), ys[1].begin() + shared));
+  EXPECT_TRUE(std::equal(norms[0].begin(), norms[0].end(), norms[1].begin(), norms[1].begin() + shared));
+  const std::vector<float> x0(x_all.begin(), x_all.begin() + shared);
+  Dev<float> dx(xs[0]);  // the 19 rows after the add, for the gather below
+  std::vector<float> ref(xs[0].size());
+  cpu::layer_norm(xs[0].data(), T, d, w.data(), bias.data(), 1e-5f, ref.data());
 
   // The encoder's forms (no LayerNorm bias): the GEMM output added, or x alone (the residual GEMMs
   // added it already); from 1536 rows through the lean instance of the kernel (launch_add_ln).
@@ -782,38 +802,45 @@ TEST(CudaKernels, SkinnyGemmMatchesReferenceAndIsDeterministic) {
 TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(23);
-  const int32_t rows = 5, k = 1028, n = 256;
-  const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(rows) * k));
-  const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.05f));
-  const auto b = round16<TypeParam>(randn(rng, static_cast<size_t>(n), 0.1f));
-  Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w)), db(to16<TypeParam>(b)), dout(static_cast<size_t>(rows) * n);
-  Dev<float> df(static_cast<size_t>(rows) * n);
-  SmallLinearParams<TypeParam> p;
-  p.in = da.get();
-  p.w = dw.get();
-  p.bias = db.get();
-  p.out = dout.get();
-  p.out_f32 = df.get();
-  p.rows = rows;
-  p.n = n;
-  p.k = k;
-  p.ld_in = k;
-  p.gelu = true;
-  launch_small_linear(p, nullptr);
-  std::vector<float> ref(static_cast<size_t>(rows) * n);
-  cpu::linear(a.data(), rows, k, w.data(), b.data(), n, ref.data());
-  cpu::gelu_erf(ref.data(), static_cast<int64_t>(ref.size()));
-  expect_close(df.down(), ref, "small_linear");
-  EXPECT_EQ(from16(dout.down()), df.down());
+  // k = 1028 (the act head's d + 4): 4-element loads, one batch per lane; 2052: two batches; 1027:
+  // the element-wise fallback (k not a multiple of 4).
+  for (const int32_t k : {1028, 2052, 1027}) {
+    SCOPED_TRACE(k);
+    const int32_t rows = 5, n = 256;
+    const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(rows) * k));
+    const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.05f));
+    const auto b = round16<TypeParam>(randn(rng, static_cast<size_t>(n), 0.1f));
+    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w)), db(to16<TypeParam>(b)),
+        dout(static_cast<size_t>(rows) * n);
+    Dev<float> df(static_cast<size_t>(rows) * n);
+    SmallLinearParams<TypeParam> p;
+    p.in = da.get();
+    p.w = dw.get();
+    p.bias = db.get();
+    p.out = dout.get();
+    p.out_f32 = df.get();
+    p.rows = rows;
+    p.n = n;
+    p.k = k;
+    p.ld_in = k;
+    p.gelu = true;
+    launch_small_linear(p, nullptr);
+    std::vector<float> ref(static_cast<size_t>(rows) * n);
+    cpu::linear(a.data(), rows, k, w.data(), b.data(), n, ref.data());
+    cpu::gelu_erf(ref.data(), static_cast<int64_t>(ref.size()));
+    expect_close(df.down(), ref, "small_linear");
+    EXPECT_EQ(from16(dout.down()), df.down());
+  }
 
-  // features: rows with 1, 3 and 0 markers; the CLS state of each row
+  // features: rows with 1, 3, 0 and 45 markers (two chunks of the warp's loads); the CLS state of
+  // each row
   const int32_t d = 128;
-  const std::vector<int32_t> mo{0, 1, 4, 4}, ro{0, 3, 9, 9};
-  const auto logits = round16<TypeParam>(randn(rng, 6, 2.f));  // 4 real + 2 padding markers
-  const auto h = randn(rng, static_cast<size_t>(9) * d, 5.f);
-  Dev<TypeParam> dl(to16<TypeParam>(logits)), dact(static_cast<size_t>(3) * (d + 4));
+  const std::vector<int32_t> mo{0, 1, 4, 4, 49}, ro{0, 3, 9, 9, 12};
+  const auto logits = round16<TypeParam>(randn(rng, 51, 2.f));  // 49 real + 2 padding markers
+  const auto h = randn(rng, static_cast<size_t>(12) * d, 5.f);
+  Dev<TypeParam> dl(to16<TypeParam>(logits)), dact(static_cast<size_t>(4) * (d + 4));
   Dev<int32_t> dmo(mo), dro(ro);
-  Dev<float> dh(h), dlo(6);
+  Dev<float> dh(h), dlo(51);
   FeaturesParams<TypeParam> fp;
   fp.logits = dl.get();
   fp.marker_offsets = dmo.get();
@@ -821,13 +848,13 @@ TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
   fp.h = dh.get();
   fp.act_in = dact.get();
   fp.logits_out = dlo.get();
-  fp.row_slots = 3;
-  fp.markers_pad = 6;
+  fp.row_slots = 4;
+  fp.markers_pad = 51;
   fp.d = d;
   launch_features(fp, nullptr);
   EXPECT_EQ(dlo.down(), logits);
   const auto act = from16(dact.down());
-  for (int32_t r = 0; r < 2; ++r) {
+  for (const int32_t r : {0, 1, 3}) {
     const auto f = cpu::act_features(std::span<const float>(logits.data() + mo[r], static_cast<size_t>(mo[r + 1] - mo[r])));
     for (int i = 0; i < 4; ++i)
       EXPECT_NEAR(act[static_cast<size_t>(r * (d + 4) + d + i)], f[static_cast<size_t>(i)], 4e-3) << r << " " << i;

@@ -184,13 +184,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint16_t* gelu_lut = reinterpret_cast<uint16_t*>(empty + kStages);  // bf16 bits, [sign][exponent][mantissa]
   uint32_t lut_at;  // opaque to the compiler, which would otherwise rebuild the address at every lookup
   asm("mov.u32 %0, %1;" : "=r"(lut_at) : "r"(smem_u32(gelu_lut)));
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    for (int i = static_cast<int>(threadIdx.x); i < 2 * kLutHalf; i += kThreads) {
-      const uint32_t bits = (i >= kLutHalf ? 0x8000u : 0u) | ((kLutExpLo << 7) + static_cast<uint32_t>(i % kLutHalf));
-      const uint16_t v = __bfloat16_as_ushort(__float2bfloat16_rn(dev::gelu_erf(__uint_as_float(bits << 16))));
-      asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(lut_at + 2 * i), "h"(v) : "memory");
-    }
-  }
   const int k_tiles = k / kBK, n_tiles = inter / kBN, tiles = n_tiles * ((m + kBM - 1) / kBM);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -225,6 +218,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+  // The GELU table is filled by the consumers while the producer's first stages load: its first
+  // reader is the first tile's epilogue (during the CTA's second tile, or after its loop), so the
+  // fill no longer delays the first TMA requests (docs/benchmarks/cuda.md item 48). Named barrier 1
+  // joins the consumer warpgroups only.
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    for (int i = static_cast<int>(threadIdx.x); i < 2 * kLutHalf; i += 128 * kConsumers) {
+      const uint32_t bits = (i >= kLutHalf ? 0x8000u : 0u) | ((kLutExpLo << 7) + static_cast<uint32_t>(i % kLutHalf));
+      const uint16_t v = __bfloat16_as_ushort(__float2bfloat16_rn(dev::gelu_erf(__uint_as_float(bits << 16))));
+      asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(lut_at + 2 * i), "h"(v) : "memory");
+    }
+    asm volatile("bar.sync 1, %0;\n" ::"n"(128 * kConsumers) : "memory");
+  }
   const int c = wg;  // this consumer's 64 rows of each tile
   const int warp = tid >> 5, lane = tid & 31;
   // Accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul partners for

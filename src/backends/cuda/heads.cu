@@ -8,60 +8,112 @@ namespace laya::cuda {
 
 namespace {
 
+// kOutWarps warps per output (row r, column n): the dot product of k elements is split over
+// 32 * kOutWarps threads, so each thread's loads are few and all in flight at once (a warp per
+// output left a few loads in flight per lane: ptxas interleaves a long batch of loads with the
+// products that use them). Summed per thread, per warp (tree), then over the warps in order:
+// deterministic. 4-element (8-byte) loads where k, ld_in and the pointers allow, else elements.
+constexpr int kOutWarps = 4;
+constexpr int kSmallLinearThreads = 256;  // two outputs per block
+
 template <class T>
-__global__ void small_linear_kernel(SmallLinearParams<T> p) {
+__global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(SmallLinearParams<T> p) {
   using H = dev::Half16<T>;
+  using Pair = typename H::Pair;
+  constexpr int kPerOut = 32 * kOutWarps;
+  __shared__ float partial[kSmallLinearThreads / 32];
   dev::pdl_prologue();
-  const int lane = threadIdx.x & 31;
-  const int64_t o = static_cast<int64_t>(blockIdx.x) * (blockDim.x / 32) + (threadIdx.x >> 5);
-  if (o >= static_cast<int64_t>(p.rows) * p.n) return;
-  const int64_t r = o / p.n;
-  const int n = static_cast<int>(o % p.n);
-  const T* a = p.in + r * p.ld_in;
-  const T* w = p.w + static_cast<int64_t>(n) * p.k;
+  const int t = static_cast<int>(threadIdx.x) % kPerOut, warp = static_cast<int>(threadIdx.x) / 32;
+  const int64_t o = static_cast<int64_t>(blockIdx.x) * (kSmallLinearThreads / kPerOut) + threadIdx.x / kPerOut;
+  const bool valid = o < static_cast<int64_t>(p.rows) * p.n;  // uniform per output's warps
   float s = 0.f;
-  for (int i = lane; i < p.k; i += 32) s = fmaf(H::to_float(a[i]), H::to_float(w[i]), s);
+  int n = 0;
+  if (valid) {
+    const int64_t r = o / p.n;
+    n = static_cast<int>(o % p.n);
+    const T* a = p.in + r * p.ld_in;
+    const T* w = p.w + static_cast<int64_t>(n) * p.k;
+    if ((p.k & 3) == 0 && (p.ld_in & 3) == 0 &&
+        ((reinterpret_cast<uintptr_t>(p.in) | reinterpret_cast<uintptr_t>(p.w)) & 7) == 0) {
+      const int groups = p.k / 4;
+      for (int g = t; g < groups; g += kPerOut) {
+        const uint2 av = *reinterpret_cast<const uint2*>(a + 4 * g), wv = *reinterpret_cast<const uint2*>(w + 4 * g);
+        const float2 a0 = H::to_float2(*reinterpret_cast<const Pair*>(&av.x));
+        const float2 a1 = H::to_float2(*reinterpret_cast<const Pair*>(&av.y));
+        const float2 w0 = H::to_float2(*reinterpret_cast<const Pair*>(&wv.x));
+        const float2 w1 = H::to_float2(*reinterpret_cast<const Pair*>(&wv.y));
+        s = fmaf(a0.x, w0.x, s);
+        s = fmaf(a0.y, w0.y, s);
+        s = fmaf(a1.x, w1.x, s);
+        s = fmaf(a1.y, w1.y, s);
+      }
+    } else {
+      for (int i = t; i < p.k; i += kPerOut) s = fmaf(H::to_float(a[i]), H::to_float(w[i]), s);
+    }
+  }
   s = dev::warp_sum(s);
-  if (lane != 0) return;
+  if ((threadIdx.x & 31) == 0) partial[warp] = s;
+  __syncthreads();
+  if (!valid || t != 0) return;
+  s = partial[warp];
+#pragma unroll
+  for (int i = 1; i < kOutWarps; ++i) s += partial[warp + i];
   float v = dev::round16<T>(__fadd_rn(s, H::to_float(p.bias[n])));
   if (p.gelu) v = dev::round16<T>(dev::gelu_erf(v));
   p.out[o] = H::from_float(v);
   if (p.out_f32 != nullptr) p.out_f32[o] = v;
 }
 
+// One warp per row slot. The row's logits are loaded 32 at a time, one per lane, and every
+// per-marker value (exp, probability, log) is computed by its lane; the order-dependent sums and the
+// top-2 scan run on lane 0 over those values in marker order, as a serial loop over the logits would
+// — without a memory round trip per marker (lane 0 walking global memory alone was ≈ 16 µs a
+// forward, docs/benchmarks/cuda.md item 48).
 template <class T>
 __global__ void features_kernel(FeaturesParams<T> p) {
   using H = dev::Half16<T>;
+  using Pair = typename H::Pair;
   dev::pdl_prologue();
   const int s = blockIdx.x;
   const int lane = threadIdx.x;
   const int ms = p.marker_offsets[s], me = p.marker_offsets[s + 1];
+  const int rs = p.row_offsets[s], re = p.row_offsets[s + 1];
   const int n = me - ms;
   for (int k = ms + lane; k < me; k += 32) p.logits_out[k] = H::to_float(p.logits[k]);
   if (s == 0)  // padding markers: finite values, never read by the host
     for (int k = p.marker_offsets[p.row_slots] + lane; k < p.markers_pad; k += 32)
       p.logits_out[k] = H::to_float(p.logits[k]);
-  const int rs = p.row_offsets[s], re = p.row_offsets[s + 1];
   T* dst = p.act_in + static_cast<int64_t>(s) * (p.d + 4);
-  for (int e = lane; e < p.d; e += 32)
-    dst[e] = re > rs ? H::from_float(p.h[static_cast<int64_t>(rs) * p.d + e]) : H::from_float(0.f);
-  if (lane != 0) return;
+  const float* cls = p.h + static_cast<int64_t>(rs) * p.d;
+  for (int e = 2 * lane; e < p.d; e += 64) {  // d is even (checked at launch): pairs
+    const float2 v = re > rs ? *reinterpret_cast<const float2*>(cls + e) : make_float2(0.f, 0.f);
+    *reinterpret_cast<Pair*>(dst + e) = H::from_float2(v.x, v.y);
+  }
   float f[4] = {0.f, 0.f, 0.f, 0.f};
   if (n > 0) {
     float mx = -INFINITY;
-    for (int k = ms; k < me; ++k) mx = fmaxf(mx, H::to_float(p.logits[k]));
+    for (int c = 0; c < n; c += 32)
+      mx = fmaxf(mx, c + lane < n ? H::to_float(p.logits[ms + c + lane]) : -INFINITY);
+    mx = dev::warp_max(mx);
     float sum = 0.f;
-    for (int k = ms; k < me; ++k) sum += expf(H::to_float(p.logits[k]) - mx);
+    for (int c = 0; c < n; c += 32) {
+      const float x = c + lane < n ? expf(H::to_float(p.logits[ms + c + lane]) - mx) : 0.f;
+      for (int j = 0; j < 32 && c + j < n; ++j) sum += __shfl_sync(0xffffffffu, x, j);
+    }
     float top1 = 0.f, top2 = 0.f, ent = 0.f;
-    for (int k = ms; k < me; ++k) {
-      const float pk = expf(H::to_float(p.logits[k]) - mx) / sum;
-      if (pk > top1) {
-        top2 = top1;
-        top1 = pk;
-      } else if (pk > top2) {
-        top2 = pk;
+    for (int c = 0; c < n; c += 32) {
+      const float pk = c + lane < n ? expf(H::to_float(p.logits[ms + c + lane]) - mx) / sum : 0.f;
+      const float lg = logf(fmaxf(pk, 1e-9f));
+      for (int j = 0; j < 32 && c + j < n; ++j) {
+        const float pj = __shfl_sync(0xffffffffu, pk, j), lj = __shfl_sync(0xffffffffu, lg, j);
+        if (pj > top1) {
+          top2 = top1;
+          top1 = pj;
+        } else if (pj > top2) {
+          top2 = pj;
+        }
+        ent += pj * lj;
       }
-      ent += pk * logf(fmaxf(pk, 1e-9f));
     }
     const float kf = static_cast<float>(n < 2 ? 2 : n);
     f[0] = top1;
@@ -69,7 +121,8 @@ __global__ void features_kernel(FeaturesParams<T> p) {
     f[2] = -ent / logf(kf);
     f[3] = kf / 255.0f;
   }
-  for (int i = 0; i < 4; ++i) dst[p.d + i] = H::from_float(f[i]);
+  // Every lane holds the same four features (the loops above ran warp-wide): lanes 0..3 store one.
+  if (lane < 4) dst[p.d + lane] = H::from_float(lane == 0 ? f[0] : lane == 1 ? f[1] : lane == 2 ? f[2] : f[3]);
 }
 
 // One block per listed row; d is a multiple of 8 (checked at launch), so rows move in 16-byte
@@ -129,16 +182,18 @@ template <class T>
 void launch_small_linear(const SmallLinearParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.in && p.w && p.bias && p.out && p.rows >= 0 && p.n > 0 && p.k > 0 && p.ld_in >= p.k,
                ErrorKind::internal, "small_linear: bad parameters");
-  const int64_t warps = static_cast<int64_t>(p.rows) * p.n;
-  if (warps == 0) return;
-  launch_kernel(small_linear_kernel<T>, static_cast<unsigned>((warps + 7) / 8), 256, stream, true, p);
+  const int64_t outputs = static_cast<int64_t>(p.rows) * p.n;
+  if (outputs == 0) return;
+  constexpr int64_t per_block = kSmallLinearThreads / (32 * kOutWarps);
+  launch_kernel(small_linear_kernel<T>, static_cast<unsigned>((outputs + per_block - 1) / per_block),
+                kSmallLinearThreads, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
 void launch_features(const FeaturesParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.logits && p.marker_offsets && p.row_offsets && p.h && p.act_in && p.logits_out && p.row_slots > 0 &&
-                   p.d > 0,
+                   p.d > 0 && p.d % 2 == 0,
                ErrorKind::internal, "features: bad parameters");
   launch_kernel(features_kernel<T>, static_cast<unsigned>(p.row_slots), 32, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();

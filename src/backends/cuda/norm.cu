@@ -10,8 +10,9 @@ namespace {
 
 constexpr int kMaxPairs = 16;  // d <= 1024: 16 pairs per lane
 constexpr int kRowsPerBlock = 4;
-// Buckets of at least this many tokens run the encoder's add+LN (no LayerNorm bias, no partials)
-// through the lean instance of add_ln_kernel. Measured on the H200 (docs/benchmarks/cuda.md item 29).
+// Buckets of at least this many tokens run the add+LNs without partials (the encoder's, without a
+// LayerNorm bias, and the decision layers', with one) through the lean instances of add_ln_kernel.
+// Measured on the H200 (docs/benchmarks/cuda.md items 29 and 48).
 constexpr int32_t kLeanAddLnFromRows = 1536;
 
 // The lane's share of a LayerNorm's weight and optional bias, loaded when a kernel starts so the
@@ -116,20 +117,23 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
   store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
 }
 
-// kLean: the encoder's form only — a LayerNorm weight, no bias, no partials (the caller's choice,
-// see launch_add_ln), the same arithmetic. Without the bias and partial-sum state it holds 90 registers
-// instead of 179, so five blocks of 4 rows fit on an SM instead of two: large buckets are
-// bandwidth-bound and need the rows in flight; small ones are latency-bound and were measured
-// slower with it (item 29).
-template <class T, bool kLean>
+// kForm: which parameters the instance serves (the caller's choice, see launch_add_ln); the same
+// arithmetic in each. kAnyForm: all of them. The lean forms take no partials: kWeightForm (the
+// encoder's: a LayerNorm weight, no bias) holds 90 registers instead of 179, so five blocks of 4 rows
+// fit on an SM instead of two; kWeightBiasForm (the decision layers': weight and bias) ≈ 115, four
+// blocks. Large buckets are bandwidth-bound and need the rows in flight; small ones are
+// latency-bound and were measured slower with the lean form (items 29 and 48).
+enum AddLnForm : int { kAnyForm = 0, kWeightForm = 1, kWeightBiasForm = 2 };
+template <class T, int kForm>
 __global__ void add_ln_kernel(AddLnParams<T> p) {
+  constexpr bool kLean = kForm != kAnyForm;
   dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   if (row >= p.tokens) return;
   const int np = p.d / 64;
   Affine af;
-  if (kLean || p.weight != nullptr) load_affine(af, p.weight, kLean ? nullptr : p.bias, np, lane);
+  if (kLean || p.weight != nullptr) load_affine(af, p.weight, kForm == kWeightForm ? nullptr : p.bias, np, lane);
   float* x = p.x + static_cast<size_t>(row) * p.d;
   float v[2 * kMaxPairs];
   load_f32(x, v, np, lane);
@@ -238,10 +242,11 @@ void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
                    (p.add == nullptr || p.add_parts == nullptr) && (p.add_parts == nullptr || p.parts >= 1),
                ErrorKind::internal, "add_ln: bad parameters");
   if (p.tokens == 0) return;
-  const bool lean =
-      p.tokens >= kLeanAddLnFromRows && p.weight != nullptr && p.bias == nullptr && p.add_parts == nullptr;
-  launch_kernel(lean ? add_ln_kernel<T, true> : add_ln_kernel<T, false>, grid_for(p.tokens), 32 * kRowsPerBlock,
-                stream, true, p);
+  const bool lean = p.tokens >= kLeanAddLnFromRows && p.weight != nullptr && p.add_parts == nullptr;
+  auto* kernel = !lean                ? add_ln_kernel<T, kAnyForm>
+                 : p.bias == nullptr ? add_ln_kernel<T, kWeightForm>
+                                     : add_ln_kernel<T, kWeightBiasForm>;
+  launch_kernel(kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
