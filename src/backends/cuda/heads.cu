@@ -64,6 +64,8 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
   if (p.out_f32 != nullptr) p.out_f32[o] = v;
 }
 
+constexpr int kClsPairs = 16;  // hidden sizes up to 1024, as the LayerNorm kernels (norm.cu)
+
 // One warp per row slot. The row's logits are loaded 32 at a time, one per lane, and every
 // per-marker value (exp, probability, log) is computed by its lane; the order-dependent sums and the
 // top-2 scan run on lane 0 over those values in marker order, as a serial loop over the logits would
@@ -79,15 +81,24 @@ __global__ void features_kernel(FeaturesParams<T> p) {
   const int ms = p.marker_offsets[s], me = p.marker_offsets[s + 1];
   const int rs = p.row_offsets[s], re = p.row_offsets[s + 1];
   const int n = me - ms;
+  T* dst = p.act_in + static_cast<int64_t>(s) * (p.d + 4);
+  const float* cls = p.h + static_cast<int64_t>(rs) * p.d;
+  // The CLS state in pairs (d is even and at most 64 * kClsPairs: checked at launch), every load
+  // issued before the first store.
+  float2 v[kClsPairs];
+#pragma unroll
+  for (int j = 0; j < kClsPairs; ++j) {
+    const int e = 2 * lane + 64 * j;
+    v[j] = re > rs && e < p.d ? *reinterpret_cast<const float2*>(cls + e) : make_float2(0.f, 0.f);
+  }
   for (int k = ms + lane; k < me; k += 32) p.logits_out[k] = H::to_float(p.logits[k]);
   if (s == 0)  // padding markers: finite values, never read by the host
     for (int k = p.marker_offsets[p.row_slots] + lane; k < p.markers_pad; k += 32)
       p.logits_out[k] = H::to_float(p.logits[k]);
-  T* dst = p.act_in + static_cast<int64_t>(s) * (p.d + 4);
-  const float* cls = p.h + static_cast<int64_t>(rs) * p.d;
-  for (int e = 2 * lane; e < p.d; e += 64) {  // d is even (checked at launch): pairs
-    const float2 v = re > rs ? *reinterpret_cast<const float2*>(cls + e) : make_float2(0.f, 0.f);
-    *reinterpret_cast<Pair*>(dst + e) = H::from_float2(v.x, v.y);
+#pragma unroll
+  for (int j = 0; j < kClsPairs; ++j) {
+    const int e = 2 * lane + 64 * j;
+    if (e < p.d) *reinterpret_cast<Pair*>(dst + e) = H::from_float2(v[j].x, v[j].y);
   }
   float f[4] = {0.f, 0.f, 0.f, 0.f};
   if (n > 0) {
@@ -193,7 +204,7 @@ void launch_small_linear(const SmallLinearParams<T>& p, cudaStream_t stream) {
 template <class T>
 void launch_features(const FeaturesParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.logits && p.marker_offsets && p.row_offsets && p.h && p.act_in && p.logits_out && p.row_slots > 0 &&
-                   p.d > 0 && p.d % 2 == 0,
+                   p.d > 0 && p.d % 2 == 0 && p.d <= 64 * kClsPairs,
                ErrorKind::internal, "features: bad parameters");
   launch_kernel(features_kernel<T>, static_cast<unsigned>(p.row_slots), 32, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
