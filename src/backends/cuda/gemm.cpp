@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "backends/cuda/check.h"
-#include "backends/cuda/env.h"
 
 namespace laya::cuda {
 
@@ -123,13 +122,7 @@ int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int f
     cudaGetLastError();
     return 0;
   }
-  // Every candidate is warmed up first, then timed in `rounds` round-robin rounds of `reps` calls,
-  // and each keeps its fastest round: a clock still ramping up, or a noisy moment, then weighs on
-  // every candidate alike instead of on the first ones timed (one round of 5 calls each before
-  // session 11: the picks then varied from process to process, docs/benchmarks/cuda.md item 49).
-  static const int rounds = std::clamp(env_int("LAYA_CUDA_GEMM_TUNE_ROUNDS", 3), 1, 16);
-  constexpr int kTimed = 8, kWarm = 2;
-  const int reps = rounds == 1 ? 5 : 3;
+  constexpr int kTimed = 8, kWarm = 2, kReps = 5;
   if (a.bias != nullptr)
     LAYA_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a.bias, sizeof(a.bias)));
@@ -139,34 +132,26 @@ int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int f
   // An accumulating call reads its output as C: the candidates write to the scratch instead.
   void* timed_out = a.accumulate ? static_cast<void*>(a.scratch) : a.out;
   const float alpha = 1.f, beta = a.accumulate ? 1.f : 0.f;
-  const int timed = std::min(found, kTimed);
-  auto once = [&](int i) {
-    return cublasLtMatmul(handle_, p.op, &alpha, a.w, p.la, a.in, p.lb, &beta, a.out, p.lc, timed_out, p.lc,
-                          &results[i].algo, workspace_, workspace_bytes_, stream) == CUBLAS_STATUS_SUCCESS;
-  };
-  float best_ms[kTimed];
-  bool usable[kTimed];
-  for (int i = 0; i < timed; ++i) {
-    best_ms[i] = 1e30f;
-    usable[i] = results[i].state == CUBLAS_STATUS_SUCCESS;
-    for (int r = 0; r < kWarm && usable[i]; ++r) usable[i] = once(i);
-  }
-  for (int round = 0; round < rounds; ++round)
-    for (int i = 0; i < timed; ++i) {
-      if (!usable[i]) continue;
-      bool ok = cudaEventRecord(start, stream) == cudaSuccess;
-      for (int r = 0; r < reps && ok; ++r) ok = once(i);
-      ok = ok && cudaEventRecord(stop, stream) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess;
-      float ms = 0.f;
-      ok = ok && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
-      if (ok)
-        best_ms[i] = std::min(best_ms[i], ms);
-      else
-        usable[i] = false;
-    }
   int best = 0;
-  for (int i = 0; i < timed; ++i)
-    if (usable[i] && best_ms[i] < best_ms[best]) best = i;
+  float best_ms = 1e30f;
+  for (int i = 0; i < std::min(found, kTimed); ++i) {
+    if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
+    auto once = [&] {
+      return cublasLtMatmul(handle_, p.op, &alpha, a.w, p.la, a.in, p.lb, &beta, a.out, p.lc, timed_out, p.lc,
+                            &results[i].algo, workspace_, workspace_bytes_, stream);
+    };
+    bool ok = true;
+    for (int r = 0; r < kWarm && ok; ++r) ok = once() == CUBLAS_STATUS_SUCCESS;
+    ok = ok && cudaEventRecord(start, stream) == cudaSuccess;
+    for (int r = 0; r < kReps && ok; ++r) ok = once() == CUBLAS_STATUS_SUCCESS;
+    ok = ok && cudaEventRecord(stop, stream) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess;
+    float ms = 0.f;
+    ok = ok && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
+    if (ok && ms < best_ms) {
+      best = i;
+      best_ms = ms;
+    }
+  }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   LAYA_CUDA_CHECK(cudaGetLastError());
