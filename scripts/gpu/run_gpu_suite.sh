@@ -3,7 +3,8 @@
 # (scripts/gpu/bundle.sh first, then the device tool's `run` with carry [".gpu"]):
 #   GPU tests (kernels, engine parity on the tiny checkpoint, determinism, cache policies),
 #   parity vs the CPU fp32 engine on full-size english and typed-decisions synthetic checkpoints
-#   (synthesized here with the bundled binary), `laya-engine bench` eager and graph, the official
+#   (synthesized here with the bundled binary), `laya-engine bench` eager and graph (then each shape
+#   alone with the GPU's SM clock and power sampled: smi_start / smi_stop), the official
 #   laya package on the same GPU (interleaved, two rounds) and a parity check against it.
 # Results under $OUT (at most 8 files come back): gpu.txt, summary.txt, tests.log, profile.txt,
 # parity.log, bench.jsonl, official.log.
@@ -60,6 +61,14 @@ if has bench; then
         --iters ${LAYA_BENCH_ITERS:-60} --json 2>>"$OUT/official.log" | sed "s/^{/{\"round\":$round,/" >> "$OUT/bench.jsonl"
       log "bench official round $round rc=$?"
     fi
+  done
+  # Each shape once more, alone and graph-mode as above, with the SM clock and power sampled: the
+  # conditions its numbers were taken under (the large shapes reach the power cap, item 51).
+  for shp in $(echo "$SHAPES" | tr ',' ' '); do
+    smi_start "graph-$shp"
+    $R laya-engine bench --model $EN --backend cuda --execution graph --shapes "$shp" --warmup 20 \
+      --iters ${LAYA_BENCH_ITERS:-60} > /dev/null 2>&1
+    smi_stop "graph-$shp"
   done
   python3 - "$OUT/bench.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
 import json, sys, collections

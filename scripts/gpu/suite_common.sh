@@ -14,3 +14,34 @@ record_machine() {
   { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv; nproc; } > "$OUT/gpu.txt" 2>&1
   $R laya-engine version >> "$OUT/gpu.txt" 2>&1
 }
+# The GPU's SM clock and power while a phase runs, sampled every 100 ms into /tmp/smi-NAME.csv and
+# summarised into the summary: the large shapes run at the 700 W power cap, with the SM clock well
+# below its maximum (docs/benchmarks/cuda.md item 51), so every timing needs its clock beside it.
+smi_start() {
+  nvidia-smi --query-gpu=clocks.sm,power.draw,clocks_event_reasons.sw_power_cap --format=csv,noheader,nounits \
+    -lms 100 > "/tmp/smi-$1.csv" 2>/dev/null &
+  SMI_PID=$!
+}
+smi_stop() {
+  kill "$SMI_PID" 2>/dev/null
+  wait "$SMI_PID" 2>/dev/null
+  python3 - "/tmp/smi-$1.csv" "$1" <<'PY' | tee -a "$OUT/summary.txt"
+import sys
+rows = []
+for line in open(sys.argv[1]):
+    f = [x.strip() for x in line.split(",")]
+    try:
+        rows.append((float(f[0]), float(f[1]), f[2] == "Active"))
+    except (ValueError, IndexError):
+        pass
+busy = [r for r in rows if r[1] > 150]  # samples while work ran (idle H200: 80-130 W)
+if busy:
+    clk = [r[0] for r in busy]
+    pw = [r[1] for r in busy]
+    print("GPU during %s: %d busy samples, SM clock mean %.0f MHz (min %.0f), power mean %.0f W (max %.0f), "
+          "at the power cap in %d%%" % (sys.argv[2], len(busy), sum(clk) / len(clk), min(clk), sum(pw) / len(pw),
+                                        max(pw), 100 * sum(r[2] for r in busy) // len(busy)))
+else:
+    print("GPU during %s: no busy samples (%d in all)" % (sys.argv[2], len(rows)))
+PY
+}
