@@ -120,7 +120,7 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
 // kForm: which parameters the instance serves (the caller's choice, see launch_add_ln); the same
 // arithmetic in each. kAnyForm: all of them. The lean forms take no partials: kWeightForm (the
 // encoder's: a LayerNorm weight, no bias) holds 90 registers instead of 179, so five blocks of 4 rows
-// fit on an SM instead of two; kWeightBiasForm (the decision layers': weight and bias) ≈ 115, four
+// fit on an SM instead of two; kWeightBiasForm (the decision layers': weight and bias) 126, four
 // blocks. Large buckets are bandwidth-bound and need the rows in flight; small ones are
 // latency-bound and were measured slower with the lean form (items 29 and 48).
 enum AddLnForm : int { kAnyForm = 0, kWeightForm = 1, kWeightBiasForm = 2 };
