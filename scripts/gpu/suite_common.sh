@@ -42,6 +42,7 @@ if busy:
           "at the power cap in %d%%" % (sys.argv[2], len(busy), sum(clk) / len(clk), min(clk), sum(pw) / len(pw),
                                         max(pw), 100 * sum(r[2] for r in busy) // len(busy)))
 else:
-    print("GPU during %s: no busy samples (%d in all)" % (sys.argv[2], len(rows)))
+    # A run of a few tens of milliseconds ends before nvidia-smi's averaged power reading rises.
+    print("GPU during %s: no sample above 150 W (%d in all): too short to heat the GPU" % (sys.argv[2], len(rows)))
 PY
 }
