@@ -802,8 +802,9 @@ TEST(CudaKernels, SkinnyGemmMatchesReferenceAndIsDeterministic) {
 TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(23);
-  // k = 1028 (the act head's d + 4): 4-element loads, one batch per lane; 2052: two batches; 1027:
-  // the element-wise fallback (k not a multiple of 4).
+  // k = 1028 (the act head's d + 4): 257 groups of 4 elements over an output's 128 threads (one
+  // thread takes three); 2052: 513 groups (one takes five); 1027: the element-wise fallback (k not a
+  // multiple of 4).
   for (const int32_t k : {1028, 2052, 1027}) {
     SCOPED_TRACE(k);
     const int32_t rows = 5, n = 256;
