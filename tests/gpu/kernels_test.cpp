@@ -831,6 +831,15 @@ TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
     cpu::gelu_erf(ref.data(), static_cast<int64_t>(ref.size()));
     expect_close(df.down(), ref, "small_linear");
     EXPECT_EQ(from16(dout.down()), df.down());
+    // GELU on the inputs as they are read (the scorer's form) equals launch_gelu, then the linear.
+    p.gelu = false;
+    p.gelu_in = true;
+    launch_small_linear(p, nullptr);
+    const auto fused = df.down();
+    launch_gelu(GeluParams<TypeParam>{da.get(), static_cast<int64_t>(rows) * k}, nullptr);
+    p.gelu_in = false;
+    launch_small_linear(p, nullptr);
+    EXPECT_EQ(fused, df.down());
   }
 
   // features: rows with 1, 3, 0 and 45 markers (two chunks of the warp's loads); the CLS state of

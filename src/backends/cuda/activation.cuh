@@ -21,6 +21,8 @@ struct GegluParams {
 template <class T>
 void launch_geglu(const GegluParams<T>& p, cudaStream_t stream);
 
+// In place: x = T(gelu(x)). The engine applies this inside small_linear (SmallLinearParams::
+// gelu_in); the kernel stays as that path's bitwise reference in the tests.
 template <class T>
 struct GeluParams {
   T* data = nullptr;

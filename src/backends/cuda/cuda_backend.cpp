@@ -711,9 +711,9 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   gp.eps = 1e-5f;
   launch_gather_ln(gp, s);
   linear(GemmArgs<Elem>{my_, as<Elem>(w_.scorer_fc1_w), as<Elem>(w_.scorer_fc1_b), mh_, K, d, d, false}, s);
-  launch_gelu(GeluParams<Elem>{mh_, static_cast<int64_t>(K) * d}, s);
-  SmallLinearParams<Elem> sl;
+  SmallLinearParams<Elem> sl;  // GELU applied to its inputs as it reads them
   sl.in = mh_;
+  sl.gelu_in = true;
   sl.w = as<Elem>(w_.scorer_fc2_w);
   sl.bias = as<Elem>(w_.scorer_fc2_b);
   sl.out = logits_;

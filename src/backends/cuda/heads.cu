@@ -21,6 +21,7 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
   using H = dev::Half16<T>;
   using Pair = typename H::Pair;
   constexpr int kPerOut = 32 * kOutWarps;
+  auto gelu16 = [](float x) { return dev::round16<T>(dev::gelu_erf(x)); };  // launch_gelu's value
   __shared__ float partial[kSmallLinearThreads / 32];
   dev::pdl_prologue();
   const int t = static_cast<int>(threadIdx.x) % kPerOut, warp = static_cast<int>(threadIdx.x) / 32;
@@ -38,8 +39,12 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
       const int groups = p.k / 4;
       for (int g = t; g < groups; g += kPerOut) {
         const uint2 av = *reinterpret_cast<const uint2*>(a + 4 * g), wv = *reinterpret_cast<const uint2*>(w + 4 * g);
-        const float2 a0 = H::to_float2(*reinterpret_cast<const Pair*>(&av.x));
-        const float2 a1 = H::to_float2(*reinterpret_cast<const Pair*>(&av.y));
+        float2 a0 = H::to_float2(*reinterpret_cast<const Pair*>(&av.x));
+        float2 a1 = H::to_float2(*reinterpret_cast<const Pair*>(&av.y));
+        if (p.gelu_in) {
+          a0 = make_float2(gelu16(a0.x), gelu16(a0.y));
+          a1 = make_float2(gelu16(a1.x), gelu16(a1.y));
+        }
         const float2 w0 = H::to_float2(*reinterpret_cast<const Pair*>(&wv.x));
         const float2 w1 = H::to_float2(*reinterpret_cast<const Pair*>(&wv.y));
         s = fmaf(a0.x, w0.x, s);
@@ -48,7 +53,10 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
         s = fmaf(a1.y, w1.y, s);
       }
     } else {
-      for (int i = t; i < p.k; i += kPerOut) s = fmaf(H::to_float(a[i]), H::to_float(w[i]), s);
+      for (int i = t; i < p.k; i += kPerOut) {
+        const float x = H::to_float(a[i]);
+        s = fmaf(p.gelu_in ? gelu16(x) : x, H::to_float(w[i]), s);
+      }
     }
   }
   s = dev::warp_sum(s);

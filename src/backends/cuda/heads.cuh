@@ -23,6 +23,9 @@ struct SmallLinearParams {
   float* out_f32 = nullptr;           // optional [rows, n]: float of the rounded result
   int32_t rows = 0, n = 0, k = 0, ld_in = 0;
   bool gelu = false;
+  // The inputs go through T(gelu(x)) first, as launch_gelu would have written them in place (the
+  // scorer's hidden layer: one kernel and one round trip of [rows, k] fewer; the same values).
+  bool gelu_in = false;
 };
 template <class T>
 void launch_small_linear(const SmallLinearParams<T>& p, cudaStream_t stream);
