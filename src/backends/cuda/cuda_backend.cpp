@@ -54,8 +54,10 @@ constexpr int32_t kGegluGemmFromRows = 1280;
 // Buckets of at least this many tokens add the attention- and MLP-output GEMMs into the fp32
 // residual stream in the GEMM's epilogue (Gemm::run_residual), so the add+LN after them only
 // reads x: LAYA_CUDA_RESIDUAL_GEMM_FROM overrides it (0: never). Measured on the H200
-// (docs/benchmarks/cuda.md item 28): 16x512 -0.24 ms, 8x512 -0.06; 64x48 +0.06 and nothing below.
-constexpr int32_t kResidualGemmFromRows = 4096;
+// (docs/benchmarks/cuda.md items 28 and 53): 16x512 -0.24 ms, 8x512 -0.06 (session 7, from 4096);
+// then, with the lean add+LNs, from 1536 too: 4x464 -0.045, 3x512 -0.045, 64x32 -0.02; 2x512
+// (1,024 tokens) +0.01 — hence 1536, where the lean add+LN starts.
+constexpr int32_t kResidualGemmFromRows = 1536;
 // Buckets of at least this many tokens run attention's products on wgmma (AttentionParams::wgmma,
 // sm_90a); LAYA_CUDA_ATTN_WGMMA_FROM overrides it (0: never).
 constexpr int32_t kAttnWgmmaFromTokens = 1;
