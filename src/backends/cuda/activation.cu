@@ -24,7 +24,7 @@ __global__ void geglu_kernel(GegluParams<T> p) {
   const T* g = reinterpret_cast<const T*>(&gv);
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
-    const float ga = dev::round16<T>(dev::gelu_erf(H::to_float(a[e])));
+    const float ga = dev::gelu16<T>(H::to_float(a[e]));
     a[e] = H::from_float(__fmul_rn(ga, H::to_float(g[e])));
   }
   *reinterpret_cast<uint4*>(p.out + r * p.inter + c) = av;

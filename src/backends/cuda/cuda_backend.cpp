@@ -236,11 +236,11 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   dims_.local_half = cfg.encoder.local_window / 2;
   dims_.eps = static_cast<float>(cfg.encoder.norm_eps);
   dims_.max_row_len = cfg.agent.max_len;
-  LAYA_REQUIRE(dims_.d % 64 == 0 && dims_.d >= 64 && dims_.d <= 1024 && dims_.heads * 64 == dims_.d &&
+  LAYA_REQUIRE(dims_.d % 64 == 0 && dims_.d >= 64 && dims_.d <= kMaxHidden && dims_.heads * 64 == dims_.d &&
                    cfg.encoder.head_dim == 64,
                ErrorKind::invalid_checkpoint,
-               "CUDA kernels need hidden size = heads x 64 <= 1024 (checkpoint: hidden {}, {} heads, head_dim {})",
-               dims_.d, dims_.heads, cfg.encoder.head_dim);
+               "CUDA kernels need hidden size = heads x 64 <= {} (checkpoint: hidden {}, {} heads, head_dim {})",
+               kMaxHidden, dims_.d, dims_.heads, cfg.encoder.head_dim);
   LAYA_REQUIRE(cfg.head.heads * 64 == dims_.d, ErrorKind::invalid_checkpoint,
                "CUDA kernels need decision-layer head_dim 64 (hidden {}, {} heads)", dims_.d, cfg.head.heads);
   LAYA_REQUIRE(dims_.inter % 8 == 0 && dims_.ffn % 8 == 0 && dims_.act_hidden > 0 && dims_.n_act > 0,

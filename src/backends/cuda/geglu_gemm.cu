@@ -143,11 +143,11 @@ __device__ __forceinline__ uint32_t geglu_of_pairs(uint32_t p0, uint32_t p1, uin
     if (!(in[0] && in[1])) {
 #pragma unroll
       for (int e = 0; e < 2; ++e)
-        if (!in[e]) ga[e] = dev::round16<T>(dev::gelu_erf(act[e]));
+        if (!in[e]) ga[e] = dev::gelu16<T>(act[e]);
     }
   } else {
 #pragma unroll
-    for (int e = 0; e < 2; ++e) ga[e] = dev::round16<T>(dev::gelu_erf(act[e]));
+    for (int e = 0; e < 2; ++e) ga[e] = dev::gelu16<T>(act[e]);
   }
   return dev::pack16<T>(__fmul_rn(ga[0], mul[0]), __fmul_rn(ga[1], mul[1]));
 }

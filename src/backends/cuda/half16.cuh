@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "backends/cuda/common.cuh"
+
 // Explicit instantiation of a launcher for both 16-bit types: LAYA_FOR_HALF16(INSTANTIATE) with
 // INSTANTIATE(T) expanding to one `template ...;` line.
 #define LAYA_FOR_HALF16(X) \
@@ -41,6 +43,12 @@ struct Half16<__half> {
 template <class T>
 __device__ __forceinline__ float round16(float x) {
   return Half16<T>::to_float(Half16<T>::from_float(x));
+}
+
+// PyTorch's exact GELU on a tensor of dtype T, seen in fp32: T(gelu(x)) (gelu_erf, common.cuh).
+template <class T>
+__device__ __forceinline__ float gelu16(float x) {
+  return round16<T>(gelu_erf(x));
 }
 
 // (lo, hi) rounded to T and packed into one 32-bit register (an mma A/B fragment element pair).

@@ -3,6 +3,7 @@
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/half16.cuh"
+#include "backends/cuda/norm.cuh"
 
 namespace laya::cuda {
 
@@ -21,7 +22,6 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
   using H = dev::Half16<T>;
   using Pair = typename H::Pair;
   constexpr int kPerOut = 32 * kOutWarps;
-  auto gelu16 = [](float x) { return dev::round16<T>(dev::gelu_erf(x)); };  // launch_gelu's value
   __shared__ float partial[kSmallLinearThreads / 32];
   dev::pdl_prologue();
   const int t = static_cast<int>(threadIdx.x) % kPerOut, warp = static_cast<int>(threadIdx.x) / 32;
@@ -42,8 +42,8 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
         float2 a0 = H::to_float2(*reinterpret_cast<const Pair*>(&av.x));
         float2 a1 = H::to_float2(*reinterpret_cast<const Pair*>(&av.y));
         if (p.gelu_in) {
-          a0 = make_float2(gelu16(a0.x), gelu16(a0.y));
-          a1 = make_float2(gelu16(a1.x), gelu16(a1.y));
+          a0 = make_float2(dev::gelu16<T>(a0.x), dev::gelu16<T>(a0.y));  // launch_gelu's values
+          a1 = make_float2(dev::gelu16<T>(a1.x), dev::gelu16<T>(a1.y));
         }
         const float2 w0 = H::to_float2(*reinterpret_cast<const Pair*>(&wv.x));
         const float2 w1 = H::to_float2(*reinterpret_cast<const Pair*>(&wv.y));
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
     } else {
       for (int i = t; i < p.k; i += kPerOut) {
         const float x = H::to_float(a[i]);
-        s = fmaf(p.gelu_in ? gelu16(x) : x, H::to_float(w[i]), s);
+        s = fmaf(p.gelu_in ? dev::gelu16<T>(x) : x, H::to_float(w[i]), s);
       }
     }
   }
@@ -67,12 +67,12 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
 #pragma unroll
   for (int i = 1; i < kOutWarps; ++i) s += partial[warp + i];
   float v = dev::round16<T>(__fadd_rn(s, H::to_float(p.bias[n])));
-  if (p.gelu) v = dev::round16<T>(dev::gelu_erf(v));
+  if (p.gelu) v = dev::gelu16<T>(v);
   p.out[o] = H::from_float(v);
   if (p.out_f32 != nullptr) p.out_f32[o] = v;
 }
 
-constexpr int kClsPairs = 16;  // hidden sizes up to 1024, as the LayerNorm kernels (norm.cu)
+constexpr int kClsPairs = kMaxHidden / 64;  // pairs per lane of the CLS row
 
 // One warp per row slot. The row's logits are loaded 32 at a time, one per lane, and every
 // per-marker value (exp, probability, log) is computed by its lane; the order-dependent sums and the

@@ -8,7 +8,7 @@ namespace laya::cuda {
 
 namespace {
 
-constexpr int kMaxPairs = 16;  // d <= 1024: 16 pairs per lane
+constexpr int kMaxPairs = kMaxHidden / 64;  // pairs per lane
 constexpr int kRowsPerBlock = 4;
 // Buckets of at least this many tokens run the add+LNs without partials (the encoder's, without a
 // LayerNorm bias, and the decision layers', with one) through the lean instances of add_ln_kernel.

@@ -12,6 +12,10 @@
 
 namespace laya::cuda {
 
+// The widest hidden size the row kernels hold in registers (one warp a row, 16 pairs a lane): the
+// LayerNorm family here and the act-head features (heads.cu); the engine refuses wider checkpoints.
+constexpr int32_t kMaxHidden = 1024;
+
 // x = LN(table[ids]) * weight (fp32, no bias); y = T(x).
 template <class T>
 struct EmbedLnParams {
