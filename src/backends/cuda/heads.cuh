@@ -24,7 +24,8 @@ struct SmallLinearParams {
   int32_t rows = 0, n = 0, k = 0, ld_in = 0;
   bool gelu = false;
   // The inputs go through T(gelu(x)) first, as launch_gelu would have written them in place (the
-  // scorer's hidden layer: one kernel and one round trip of [rows, k] fewer; the same values).
+  // scorer's hidden layer: one kernel and one round trip of [rows, k] fewer; the same values). Each
+  // output recomputes GELU on its inputs: meant for n = 1, where every input is read once.
   bool gelu_in = false;
 };
 template <class T>
