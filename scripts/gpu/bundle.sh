@@ -22,7 +22,7 @@ for f in "$B/bin/laya-engine" "$B/tests/gpu/test_gpu" "$B/tests/gpu/test_cuda_ho
 done
 # Optional, when built: the HTTP benchmark (bench/server, --backend cuda) and the GEMM candidate
 # benchmark (bench/cuda).
-for f in "$B/bench/server/laya_bench_http" "$B/bench/cuda/laya_bench_gemm"; do
+for f in "$B/bench/server/laya_bench_http" "$B/bench/cuda/laya_bench_gemm" "$B/bench/cuda/laya_bench_gemm_pdl"; do
   if [ -x "$f" ]; then
     cp "$f" "$STAGE/bin/" && strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
   fi

@@ -1,0 +1,481 @@
+// laya_bench_gemm_pdl: can any of cuBLASLt's GEMM kernels take a programmatic (PDL) edge in the
+// engine's graphs? The heuristic returns nvjet kernels for every engine shape, and those do not
+// execute griddepcontrol.wait (docs/benchmarks/cuda.md item 24), so an edge into them cannot be
+// programmatic. This program enumerates every algorithm id and configuration cuBLASLt offers for a
+// shape (cublasLtMatmulAlgoGetIds + AlgoInit + config attributes, AlgoCheck), and for each:
+//   1. times it inside a captured graph of 24 launches (weights rotated over 28 copies, as bench_gemm);
+//   2. names the kernels it launches (driver API on the graph's kernel nodes);
+//   3. probes whether it waits: a kernel that triggers its dependents at once, then spins 40 us,
+//      then writes the GEMM's input, feeds the GEMM through a programmatic edge; a GEMM that waits
+//      computes on the written input (output equal to the plain-order reference), one that does not
+//      reads the zeros that were there before;
+//   4. for the configurations that wait, times a chain of 28 x (small own kernel -> GEMM) with plain
+//      edges and with every edge programmatic, against the heuristic's #0 with plain edges (what the
+//      engine runs now): the difference per pair is what PDL into cuBLASLt would give the engine.
+// Prints tables; asserts nothing.
+//
+// usage: laya_bench_gemm_pdl [--m 48] [--nk 3072x1024,1024x1024,5248x1024,1024x2624] [--top 6]
+#include <cublasLt.h>
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+constexpr int kLayers = 28;    // weight copies: one per encoder layer
+constexpr int kLaunches = 24;  // GEMM launches per timed graph
+constexpr int kChain = 28;     // (own kernel -> GEMM) pairs per chain graph
+
+__device__ __forceinline__ void pdl_wait_then_trigger() {
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+
+// Triggers its dependents at once, spins delay_ns, then copies src to dst: a dependent that does
+// not wait for this grid's completion reads dst before the copy.
+__global__ void laya_probe_delayed_copy(const __nv_bfloat16* src, __nv_bfloat16* dst, int n, long long delay_ns) {
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  if (threadIdx.x == 0) {
+    unsigned long long t0 = 0, t = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (static_cast<long long>(t - t0) < delay_ns);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) dst[i] = src[i];
+}
+
+// Stands in for the engine's small kernels between GEMMs (an add+LN over 48 rows: 12 blocks): waits
+// for its predecessor, lets the next kernel launch, reads the previous GEMM's output and rewrites the
+// next GEMM's input.
+__global__ void laya_probe_touch(const __nv_bfloat16* prev_out, __nv_bfloat16* next_in, const __nv_bfloat16* seed,
+                                 int n) {
+  pdl_wait_then_trigger();
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const float o = __bfloat162float(prev_out[i]);
+    next_in[i] = o == 1e30f ? prev_out[i] : seed[i];
+  }
+}
+
+std::vector<int> parse_ints(const std::string& s, char sep) {
+  std::vector<int> v;
+  size_t at = 0;
+  while (at <= s.size()) {
+    const size_t end = std::min(s.find(sep, at), s.size());
+    if (end > at) v.push_back(std::atoi(s.substr(at, end - at).c_str()));
+    at = end + 1;
+  }
+  return v;
+}
+
+int config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
+  int32_t v = -1;
+  size_t written = 0;
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof(v), &written);
+  return v;
+}
+template <class V>
+void set_config(cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr, V v) {
+  cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &v, sizeof(v));
+}
+std::vector<uint32_t> cap_ids(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attr) {
+  size_t written = 0;
+  cublasLtMatmulAlgoCapGetAttribute(&algo, attr, nullptr, 0, &written);
+  std::vector<uint32_t> v(written / sizeof(uint32_t));
+  if (!v.empty()) cublasLtMatmulAlgoCapGetAttribute(&algo, attr, v.data(), v.size() * sizeof(uint32_t), &written);
+  return v;
+}
+int cap_int(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attr) {
+  int32_t v = 0;
+  size_t written = 0;
+  cublasLtMatmulAlgoCapGetAttribute(&algo, attr, &v, sizeof(v), &written);
+  return v;
+}
+
+std::vector<cudaGraphNode_t> graph_nodes(cudaGraph_t g) {
+  size_t n = 0;
+  check(cudaGraphGetNodes(g, nullptr, &n), "nodes");
+  std::vector<cudaGraphNode_t> v(n);
+  if (n > 0) check(cudaGraphGetNodes(g, v.data(), &n), "nodes");
+  return v;
+}
+
+bool is_kernel(cudaGraphNode_t node) {
+  cudaGraphNodeType t{};
+  return cudaGraphNodeGetType(node, &t) == cudaSuccess && t == cudaGraphNodeTypeKernel;
+}
+
+std::string kernel_name(cudaGraphNode_t node) {
+  CUDA_KERNEL_NODE_PARAMS p{};
+  if (cuGraphKernelNodeGetParams(reinterpret_cast<CUgraphNode>(node), &p) != CUDA_SUCCESS) return "?";
+  const char* name = nullptr;
+  if (p.func != nullptr) cuFuncGetName(&name, p.func);
+  if (name == nullptr && p.kern != nullptr) cuKernelGetName(&name, p.kern);
+  return name != nullptr ? name : "?";
+}
+
+// Every kernel -> kernel edge of the graph (or only those out of a laya_probe kernel) made programmatic.
+void make_programmatic(cudaGraph_t g, bool only_from_probe) {
+  size_t n = 0;
+  check(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &n), "edges");
+  std::vector<cudaGraphNode_t> from(n), to(n);
+  std::vector<cudaGraphEdgeData> data(n);
+  if (n > 0) check(cudaGraphGetEdges(g, from.data(), to.data(), data.data(), &n), "edges");
+  cudaGraphEdgeData prog{};
+  prog.type = cudaGraphDependencyTypeProgrammatic;
+  prog.from_port = cudaGraphKernelNodePortProgrammatic;
+  for (size_t i = 0; i < n; ++i) {
+    if (data[i].type != cudaGraphDependencyTypeDefault || !is_kernel(from[i]) || !is_kernel(to[i])) continue;
+    if (only_from_probe && kernel_name(from[i]).find("laya_probe") == std::string::npos) continue;
+    check(cudaGraphRemoveDependencies(g, &from[i], &to[i], &data[i], 1), "remove edge");
+    check(cudaGraphAddDependencies(g, &from[i], &to[i], &prog, 1), "add edge");
+  }
+}
+
+struct Candidate {
+  cublasLtMatmulAlgo_t algo{};
+  size_t ws = 0;
+  int id = 0, tile = 0, stages = 0, splitk = 0, redu = 0, cluster = 0;
+  double us = 0;
+  std::string kernels;
+  int waits = -1;  // 1 yes, 0 no, -1 not probed
+  double chain_plain = 0, chain_pdl = 0;
+};
+
+struct Shape {
+  cublasLtHandle_t lt = nullptr;
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+  int m = 0, n = 0, k = 0;
+  void *w = nullptr, *in = nullptr, *out = nullptr, *seed = nullptr, *ws = nullptr;
+  size_t w_bytes = 0, ws_bytes = 0;
+  cudaStream_t stream = nullptr;
+
+  cublasStatus_t gemm(const Candidate& c, int layer) const {
+    const float alpha = 1.f, beta = 0.f;
+    return cublasLtMatmul(lt, op, &alpha, static_cast<char*>(w) + (layer % kLayers) * w_bytes, la, in, lb, &beta, out, lc,
+                          out, lc, &c.algo, ws, ws_bytes, stream);
+  }
+};
+
+// Captures `body` into a graph on s.stream; nullptr when a launch or the capture failed.
+template <class Body>
+cudaGraph_t capture(const Shape& s, Body body) {
+  cudaGraph_t g = nullptr;
+  check(cudaStreamBeginCapture(s.stream, cudaStreamCaptureModeThreadLocal), "capture");
+  const bool ok = body();
+  const cudaError_t end = cudaStreamEndCapture(s.stream, &g);
+  if (!ok || end != cudaSuccess) {
+    cudaGetLastError();
+    if (g != nullptr) cudaGraphDestroy(g);
+    return nullptr;
+  }
+  return g;
+}
+
+// Median of 5 replays of an instantiated graph, in ms; < 0 when it does not instantiate.
+double time_graph(const Shape& s, cudaGraph_t g) {
+  cudaGraphExec_t exec = nullptr;
+  if (cudaGraphInstantiate(&exec, g, 0) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  cudaEvent_t t0 = nullptr, t1 = nullptr;
+  check(cudaEventCreate(&t0), "event");
+  check(cudaEventCreate(&t1), "event");
+  check(cudaGraphLaunch(exec, s.stream), "warm");
+  std::vector<float> times;
+  for (int r = 0; r < 5; ++r) {
+    check(cudaEventRecord(t0, s.stream), "record");
+    check(cudaGraphLaunch(exec, s.stream), "launch");
+    check(cudaEventRecord(t1, s.stream), "record");
+    check(cudaEventSynchronize(t1), "sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, t0, t1), "elapsed");
+    times.push_back(ms);
+  }
+  cudaEventDestroy(t0);
+  cudaEventDestroy(t1);
+  cudaGraphExecDestroy(exec);
+  std::sort(times.begin(), times.end());
+  return times[2];
+}
+
+std::vector<uint16_t> read_out(const Shape& s) {
+  std::vector<uint16_t> h(static_cast<size_t>(s.m) * s.n);
+  check(cudaMemcpy(h.data(), s.out, h.size() * 2, cudaMemcpyDeviceToHost), "read out");
+  return h;
+}
+
+// Whether the candidate waits for a programmatic predecessor (see the file comment, step 3).
+int probe_waits(const Shape& s, const Candidate& c) {
+  const int in_elems = s.m * s.k;
+  // Its own output in plain stream order (algorithms differ in summation order).
+  check(cudaMemcpy(s.in, s.seed, static_cast<size_t>(in_elems) * 2, cudaMemcpyDeviceToDevice), "in");
+  if (s.gemm(c, 0) != CUBLAS_STATUS_SUCCESS) return -1;
+  check(cudaStreamSynchronize(s.stream), "reference");
+  const std::vector<uint16_t> reference = read_out(s);
+  cudaGraph_t g = capture(s, [&] {
+    cudaMemsetAsync(s.in, 0, static_cast<size_t>(in_elems) * 2, s.stream);
+    cudaMemsetAsync(s.out, 0, static_cast<size_t>(s.m) * s.n * 2, s.stream);
+    laya_probe_delayed_copy<<<1, 256, 0, s.stream>>>(static_cast<const __nv_bfloat16*>(s.seed),
+                                                     static_cast<__nv_bfloat16*>(s.in), in_elems, 40000);
+    return s.gemm(c, 0) == CUBLAS_STATUS_SUCCESS;
+  });
+  if (g == nullptr) return -1;
+  make_programmatic(g, true);
+  cudaGraphExec_t exec = nullptr;
+  if (cudaGraphInstantiate(&exec, g, 0) != cudaSuccess) {
+    cudaGetLastError();
+    cudaGraphDestroy(g);
+    return -1;
+  }
+  int waits = 1;
+  for (int r = 0; r < 3 && waits == 1; ++r) {
+    check(cudaGraphLaunch(exec, s.stream), "probe");
+    check(cudaStreamSynchronize(s.stream), "probe sync");
+    if (read_out(s) != reference) waits = 0;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  return waits;
+}
+
+// µs per (touch -> GEMM) pair in a chain of kChain pairs; programmatic: every kernel edge converted.
+double time_chain(const Shape& s, const Candidate& c, bool programmatic) {
+  const int in_elems = s.m * s.k;
+  cudaGraph_t g = capture(s, [&] {
+    bool ok = true;
+    for (int i = 0; i < kChain && ok; ++i) {
+      laya_probe_touch<<<12, 256, 0, s.stream>>>(static_cast<const __nv_bfloat16*>(s.out),
+                                                 static_cast<__nv_bfloat16*>(s.in),
+                                                 static_cast<const __nv_bfloat16*>(s.seed), std::min(in_elems, s.m * s.n));
+      ok = s.gemm(c, i) == CUBLAS_STATUS_SUCCESS;
+    }
+    return ok;
+  });
+  if (g == nullptr) return -1;
+  if (programmatic) make_programmatic(g, false);
+  const double ms = time_graph(s, g);
+  cudaGraphDestroy(g);
+  return ms < 0 ? -1 : 1000.0 * ms / kChain;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> ms{48};
+  std::vector<std::pair<int, int>> nks{{3072, 1024}, {1024, 1024}, {5248, 1024}, {1024, 2624}};
+  int top = 6;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string opt = argv[i], val = argv[i + 1];
+    if (opt == "--m") {
+      ms = parse_ints(val, ',');
+    } else if (opt == "--nk") {
+      nks.clear();
+      for (size_t at = 0; at <= val.size();) {
+        const size_t end = std::min(val.find(',', at), val.size());
+        const auto p = parse_ints(val.substr(at, end - at), 'x');
+        if (p.size() == 2) nks.emplace_back(p[0], p[1]);
+        at = end + 1;
+      }
+    } else if (opt == "--top") {
+      top = std::max(1, std::atoi(val.c_str()));
+    } else {
+      std::fprintf(stderr, "unknown option %s\n", opt.c_str());
+      return 2;
+    }
+  }
+  Shape s;
+  if (cublasLtCreate(&s.lt) != CUBLAS_STATUS_SUCCESS) return 1;
+  check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream");
+  s.ws_bytes = 32u << 20;
+  check(cudaMalloc(&s.ws, s.ws_bytes), "workspace");
+  std::printf("cuBLASLt %zu; us per GEMM in a graph of %d launches; chain: us per (own kernel -> GEMM) pair, %d pairs\n",
+              cublasLtGetVersion(), kLaunches, kChain);
+  for (const auto& [n, k] : nks) {
+    const int max_m = *std::max_element(ms.begin(), ms.end());
+    s.n = n;
+    s.k = k;
+    std::vector<__nv_bfloat16> host(static_cast<size_t>(std::max(n, max_m)) * k);
+    for (size_t i = 0; i < host.size(); ++i)
+      host[i] = __float2bfloat16(static_cast<float>((i * 2654435761u) % 97) / 97.f - 0.5f);
+    s.w_bytes = static_cast<size_t>(n) * k * 2;
+    check(cudaMalloc(&s.w, s.w_bytes * kLayers), "weights");
+    for (int l = 0; l < kLayers; ++l)
+      check(cudaMemcpy(static_cast<char*>(s.w) + l * s.w_bytes, host.data(), s.w_bytes, cudaMemcpyHostToDevice), "copy");
+    const size_t io = static_cast<size_t>(max_m) * std::max(n, k) * 2;
+    check(cudaMalloc(&s.in, io), "in");
+    check(cudaMalloc(&s.seed, io), "seed");
+    check(cudaMalloc(&s.out, io), "out");
+    check(cudaMemcpy(s.seed, host.data(), static_cast<size_t>(max_m) * k * 2, cudaMemcpyHostToDevice), "seed");
+    for (int m : ms) {
+      s.m = m;
+      check(cudaMemcpy(s.in, s.seed, static_cast<size_t>(m) * k * 2, cudaMemcpyDeviceToDevice), "in");
+      check(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS ? cudaSuccess
+                                                                                                    : cudaErrorUnknown,
+            "desc");
+      const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+      cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
+      cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
+      cublasLtMatrixLayoutCreate(&s.la, CUDA_R_16BF, k, n, k);
+      cublasLtMatrixLayoutCreate(&s.lb, CUDA_R_16BF, k, m, k);
+      cublasLtMatrixLayoutCreate(&s.lc, CUDA_R_16BF, n, m, n);
+
+      // The heuristic's #0: what the engine runs now.
+      std::vector<Candidate> all;
+      {
+        cublasLtMatmulPreference_t pref = nullptr;
+        cublasLtMatmulPreferenceCreate(&pref);
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &s.ws_bytes,
+                                             sizeof(s.ws_bytes));
+        cublasLtMatmulHeuristicResult_t res{};
+        int found = 0;
+        cublasLtMatmulAlgoGetHeuristic(s.lt, s.op, s.la, s.lb, s.lc, s.lc, pref, 1, &res, &found);
+        cublasLtMatmulPreferenceDestroy(pref);
+        if (found < 1) {
+          std::printf("M=%d N=%d K=%d: no heuristic result\n", m, n, k);
+          continue;
+        }
+        Candidate c;
+        c.algo = res.algo;
+        c.id = -1;  // marks the heuristic's pick
+        all.push_back(c);
+      }
+      // Every algorithm id x tile x stages x split-K (1, 2, 4) that AlgoCheck accepts.
+      std::vector<int> ids(256);
+      int n_ids = 0;
+      cublasLtMatmulAlgoGetIds(s.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF,
+                               static_cast<int>(ids.size()), ids.data(), &n_ids);
+      int checked = 0;
+      for (int i = 0; i < n_ids; ++i) {
+        cublasLtMatmulAlgo_t base{};
+        if (cublasLtMatmulAlgoInit(s.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF,
+                                   CUDA_R_16BF, ids[static_cast<size_t>(i)], &base) != CUBLAS_STATUS_SUCCESS)
+          continue;
+        auto tiles = cap_ids(base, CUBLASLT_ALGO_CAP_TILE_IDS);
+        auto stages = cap_ids(base, CUBLASLT_ALGO_CAP_STAGES_IDS);
+        if (tiles.empty()) tiles.push_back(CUBLASLT_MATMUL_TILE_UNDEFINED);
+        if (stages.empty()) stages.push_back(CUBLASLT_MATMUL_STAGES_UNDEFINED);
+        const bool splitk = cap_int(base, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) != 0;
+        const int redu_mask = cap_int(base, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK);
+        int redu = CUBLASLT_REDUCTION_SCHEME_NONE;
+        for (int r : {CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE, CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE,
+                      CUBLASLT_REDUCTION_SCHEME_INPLACE})
+          if ((redu_mask & r) != 0) redu = r;
+        for (uint32_t tile : tiles)
+          for (int sk : {1, 2, 4}) {
+            int kept = 0;  // at most two stage counts per (tile, split): the screen must stay short
+            for (uint32_t st : stages) {
+              if ((sk > 1 && !splitk) || kept >= 2 || all.size() >= 2500) continue;
+              Candidate c;
+              c.algo = base;
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID, tile);
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, st);
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, static_cast<int32_t>(sk));
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
+                         static_cast<uint32_t>(sk > 1 ? redu : CUBLASLT_REDUCTION_SCHEME_NONE));
+              cublasLtMatmulHeuristicResult_t r{};
+              ++checked;
+              if (cublasLtMatmulAlgoCheck(s.lt, s.op, s.la, s.lb, s.lc, s.lc, &c.algo, &r) != CUBLAS_STATUS_SUCCESS ||
+                  r.workspaceSize > s.ws_bytes)
+                continue;
+              c.id = ids[static_cast<size_t>(i)];
+              all.push_back(c);
+              ++kept;
+            }
+          }
+      }
+      // Time each, name its kernels.
+      for (Candidate& c : all) {
+        c.tile = config(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID);
+        c.stages = config(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID);
+        c.splitk = config(c.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
+        c.redu = config(c.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
+        if (s.gemm(c, 0) != CUBLAS_STATUS_SUCCESS || cudaStreamSynchronize(s.stream) != cudaSuccess) {
+          cudaGetLastError();
+          c.us = -1;
+          continue;
+        }
+        cudaGraph_t g = capture(s, [&] {
+          bool ok = true;
+          for (int i = 0; i < kLaunches && ok; ++i) ok = s.gemm(c, i) == CUBLAS_STATUS_SUCCESS;
+          return ok;
+        });
+        if (g == nullptr) {
+          c.us = -1;
+          continue;
+        }
+        for (cudaGraphNode_t node : graph_nodes(g)) {
+          if (!is_kernel(node)) continue;
+          const std::string name = kernel_name(node);
+          if (c.kernels.find(name) == std::string::npos) c.kernels += (c.kernels.empty() ? "" : " + ") + name;
+        }
+        const double t = time_graph(s, g);
+        cudaGraphDestroy(g);
+        c.us = t < 0 ? -1 : 1000.0 * t / kLaunches;
+      }
+      std::vector<Candidate> ok;
+      for (const Candidate& c : all)
+        if (c.us > 0) ok.push_back(c);
+      if (ok.empty() || all.front().us <= 0) {
+        std::printf("M=%d N=%d K=%d: nothing ran\n", m, n, k);
+        continue;
+      }
+      Candidate heur = all.front();
+      std::sort(ok.begin(), ok.end(), [](const Candidate& a, const Candidate& b) { return a.us < b.us; });
+      // Probe the heuristic's pick and, per algorithm id, its fastest configurations.
+      heur.waits = probe_waits(s, heur);
+      heur.chain_plain = time_chain(s, heur, false);
+      heur.chain_pdl = time_chain(s, heur, true);  // racy where it does not wait: for its time only
+      std::vector<Candidate> shown;
+      std::vector<int> per_id(1024, 0);
+      int waiting_shown = 0;
+      for (Candidate& c : ok) {
+        if (c.id < 0) continue;
+        if (per_id[static_cast<size_t>(c.id) % per_id.size()]++ >= 2) continue;
+        c.waits = probe_waits(s, c);
+        if (c.waits == 1 && waiting_shown < top) {
+          ++waiting_shown;
+          c.chain_plain = time_chain(s, c, false);
+          c.chain_pdl = time_chain(s, c, true);
+        }
+        shown.push_back(c);
+        if (shown.size() >= 40) break;
+      }
+      std::printf("\nM=%d N=%d K=%d: %d algorithm ids, %d configurations checked, %zu ran\n", m, n, k, n_ids, checked,
+                  ok.size());
+          std::printf("heuristic #0: %.2f us, waits %d, chain plain %.2f us/pair (pdl, racy if it does not wait: %.2f), kernels %s\n",
+                  heur.us, heur.waits, heur.chain_plain, heur.chain_pdl, heur.kernels.c_str());
+      std::printf("%5s %5s %6s %6s %5s %8s %6s %12s %12s  %s\n", "id", "tile", "stages", "splitK", "redu", "us",
+                  "waits", "chain plain", "chain pdl", "kernels");
+      for (const Candidate& c : shown)
+        std::printf("%5d %5d %6d %6d %5d %8.2f %6d %12.2f %12.2f  %s\n", c.id, c.tile, c.stages, c.splitk, c.redu, c.us,
+                    c.waits, c.chain_plain, c.chain_pdl, c.kernels.c_str());
+      cublasLtMatrixLayoutDestroy(s.la);
+      cublasLtMatrixLayoutDestroy(s.lb);
+      cublasLtMatrixLayoutDestroy(s.lc);
+      cublasLtMatmulDescDestroy(s.op);
+    }
+    cudaFree(s.w);
+    cudaFree(s.in);
+    cudaFree(s.seed);
+    cudaFree(s.out);
+  }
+  return 0;
+}
