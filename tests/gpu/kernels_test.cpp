@@ -568,6 +568,51 @@ TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
   }
 }
 
+// GEMMs of at most 64 rows with the heuristic's pick forced to a 1x1x1 cluster (the engine's
+// default, Gemm's single_cta_cluster_max_m): against the fp32 reference and against the pick as the
+// heuristic returns it, for the engine's encoder shapes at 48 and 64 rows (the MLP output GEMM in
+// its partials form too) and a shape past the limit. Reports whether the two are bitwise equal
+// (same tile, another cluster: expected, not required).
+TYPED_TEST(CudaKernelsTyped, GemmWithSingleCtaClusterMatchesReferenceAndHeuristicPick) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(29);
+  Dev<uint8_t> ws(kGemmWorkspace);
+  Gemm heuristic(ws.get(), kGemmWorkspace), single(ws.get(), kGemmWorkspace, Gemm::kNeverTune, 64);
+  struct Case {
+    int32_t m, n, k, splits;
+  };
+  for (const Case c : {Case{48, 3072, 1024, 1}, Case{48, 1024, 1024, 1}, Case{64, 5248, 1024, 1},
+                       Case{48, 1024, 2624, 2}, Case{65, 1024, 1024, 1}}) {
+    SCOPED_TRACE(testing::Message() << "M=" << c.m << " N=" << c.n << " K=" << c.k << " splits " << c.splits);
+    const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(c.m) * c.k));
+    const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(c.n) * c.k, 0.02f));
+    std::vector<float> ref(static_cast<size_t>(c.m) * c.n);
+    cpu::linear(a.data(), c.m, c.k, w.data(), nullptr, c.n, ref.data());
+    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w));
+    std::vector<float> got[2];
+    for (int which = 0; which < 2; ++which) {
+      Gemm& g = which == 0 ? heuristic : single;
+      if (c.splits == 1) {
+        Dev<TypeParam> dc(static_cast<size_t>(c.m) * c.n);
+        dc.poison();
+        g.run(GemmArgs<TypeParam>{da.get(), dw.get(), nullptr, dc.get(), c.m, c.n, c.k, false}, nullptr);
+        got[which] = from16(dc.down());
+      } else {  // the partials, summed in order as the add+LN sums them
+        Dev<float> dp(static_cast<size_t>(c.splits) * c.m * c.n);
+        g.run_partials(da.get(), dw.get(), dp.get(), c.m, c.n, c.k, c.splits, nullptr);
+        const auto parts = dp.down();
+        got[which].assign(ref.size(), 0.f);
+        for (int32_t s = 0; s < c.splits; ++s)
+          for (size_t i = 0; i < ref.size(); ++i) got[which][i] += parts[static_cast<size_t>(s) * ref.size() + i];
+      }
+      expect_close(got[which], ref, which == 0 ? "gemm, heuristic pick" : "gemm, 1x1x1 cluster");
+    }
+    expect_close(got[1], got[0], "1x1x1 cluster vs heuristic pick");
+    std::printf("  M=%d N=%d K=%d splits %d: 1x1x1 cluster %s the heuristic pick\n", c.m, c.n, c.k, c.splits,
+                got[1] == got[0] ? "bitwise equal to" : "close to (not bitwise equal)");
+  }
+}
+
 // The residual GEMM (Gemm::run_residual): x += in . W^T in fp32, in place — once, also when the
 // shape is timed on first use (the candidates write to the scratch, never into x), and again on a
 // second call.

@@ -39,6 +39,10 @@ constexpr int32_t kRotateKOnceTokens = 512;
 // GEMMs over at least this many rows pick their cuBLASLt algorithm by timing (see gemm.h);
 // LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never).
 constexpr int32_t kTuneFromRows = 4096;
+// GEMMs over at most this many rows run the heuristic's pick with a 1x1x1 thread-block cluster
+// (see gemm.h); LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_MAX_M overrides it (0: never). Measured on the
+// H200 (docs/benchmarks/cuda.md item 55): 0.2-0.4 us less a GEMM at 48 and 64 rows, mixed at 128.
+constexpr int32_t kSingleCtaClusterMaxRows = 64;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
 // fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
@@ -343,7 +347,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ws_.host_out), static_cast<size_t>(ws_.host_out_elems) * 4));
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
-    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows());
+    gemm_ = std::make_unique<Gemm>(
+        ws_.gemm_ws, kGemmWorkspace, tune_from_rows(),
+        std::max<int32_t>(0, env_int("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_MAX_M", kSingleCtaClusterMaxRows)));
     // The experiment's kernels (bf16 only) are prepared, and the GPU checked for clusters, only
     // when asked for.
     skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;

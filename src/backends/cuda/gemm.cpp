@@ -11,8 +11,11 @@
 
 namespace laya::cuda {
 
-Gemm::Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m)
-    : workspace_(workspace), workspace_bytes_(workspace_bytes), tune_from_m_(tune_from_m) {
+Gemm::Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m, int32_t single_cta_cluster_max_m)
+    : workspace_(workspace),
+      workspace_bytes_(workspace_bytes),
+      tune_from_m_(tune_from_m),
+      single_cta_cluster_max_m_(single_cta_cluster_max_m) {
   LAYA_CUBLAS_CHECK(cublasLtCreate(&handle_));
 }
 
@@ -102,14 +105,27 @@ Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
   };
   int pick = 0;
   if (tunes(m) && found > 1) pick = fastest(p, results, found, a, stream);
+  p.algo = results[pick].algo;
+  bool single_cta_cluster = false;
+  if (m <= single_cta_cluster_max_m_) {
+    cublasLtMatmulAlgo_t algo = p.algo;
+    const uint16_t one = CUBLASLT_CLUSTER_SHAPE_1x1x1;
+    cublasLtMatmulHeuristicResult_t checked{};
+    if (cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &one, sizeof(one)) ==
+            CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulAlgoCheck(handle_, p.op, p.la, p.lb, p.lc, p.lc, &algo, &checked) == CUBLAS_STATUS_SUCCESS &&
+        checked.workspaceSize <= workspace_bytes_) {
+      p.algo = algo;
+      single_cta_cluster = true;
+    }
+  }
   if (std::getenv("LAYA_CUDA_GEMM_LOG") != nullptr) {
     std::string splits_k;
     for (int i = 0; i < found; ++i) splits_k += fmt::format("{}{}", i ? "," : "", split_k(results[i].algo));
-    std::fprintf(stderr, "gemm plan M=%d N=%d K=%d epi=%d: %d candidates (split-K: %s), picked #%d%s\n", m, n, k,
-                 epilogue, found, splits_k.c_str(), pick, tunes(m) ? " (timed)" : "");
+    std::fprintf(stderr, "gemm plan M=%d N=%d K=%d epi=%d: %d candidates (split-K: %s), picked #%d%s%s\n", m, n, k,
+                 epilogue, found, splits_k.c_str(), pick, tunes(m) ? " (timed)" : "",
+                 single_cta_cluster ? " with a 1x1x1 cluster" : "");
   }
-  const cublasLtMatmulHeuristicResult_t& result = results[pick];
-  p.algo = result.algo;
   return plans_.emplace(key, p).first->second;
 }
 

@@ -10,6 +10,9 @@
 // candidates, timed on the shape's first eager call (never inside a capture: the engine runs a new
 // bucket eagerly once before capturing it when one of its GEMMs is tuned). Measured on the H200:
 // timing pays at 8192 rows and picks slower-in-context kernels at <= 1920 (docs/benchmarks/cuda.md).
+// For M <= single_cta_cluster_max_m the pick runs with a 1x1x1 thread-block cluster where cuBLASLt
+// accepts that (AlgoCheck): at 48-64 rows the heuristic's nvjet kernels come with 4x1 / 4x2
+// clusters, and the same tiles without a cluster are 0.2-0.4 us faster in a graph (item 55).
 #pragma once
 
 #include <climits>
@@ -39,7 +42,8 @@ struct GemmArgs {
 class Gemm {
  public:
   static constexpr int32_t kNeverTune = INT32_MAX;
-  Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m = kNeverTune);
+  Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m = kNeverTune,
+       int32_t single_cta_cluster_max_m = 0);
   ~Gemm();
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
@@ -104,6 +108,7 @@ class Gemm {
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;
   int32_t tune_from_m_ = kNeverTune;
+  int32_t single_cta_cluster_max_m_ = 0;
   std::map<std::tuple<int32_t, int32_t, int32_t, int, int, int, int32_t>, Plan> plans_;  // (M, N, K, epilogue, types, splits)
 };
 
