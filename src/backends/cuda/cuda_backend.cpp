@@ -55,11 +55,6 @@ constexpr int32_t kMlpOutSplits = 2;
 // -0.11, 11x128 (1,408) -0.09, 10x128 (1,280) -0.06, but 9x128 (1,152) +0.07 and 2x512 (1,024)
 // +0.12 — the 256-row tiles of 1,152 tokens cost what 1,280 cost — hence 1280.
 constexpr int32_t kGegluGemmFromRows = 1280;
-// Buckets of at least this many tokens and fewer than kGegluGemmFromRows run the fused GEMM on
-// 192-row tiles (three consumer warpgroups): 385-576 tokens are one wave of 3 x 41 tiles on 132 SMs,
-// where 256-row tiles fill only 82 (docs/benchmarks/cuda.md item 56). LAYA_CUDA_GEGLU_GEMM192_FROM
-// overrides it (0: never).
-constexpr int32_t kGegluGemm192FromRows = 385;
 // Buckets of at least this many tokens add the attention- and MLP-output GEMMs into the fp32
 // residual stream in the GEMM's epilogue (Gemm::run_residual), so the add+LN after them only
 // reads x: LAYA_CUDA_RESIDUAL_GEMM_FROM overrides it (0: never). Measured on the H200
@@ -213,7 +208,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
-  int32_t geglu_gemm192_from_ = 0;  // ... and on 192-row tiles from this many rows up to geglu_gemm_from_ (0: never)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   GraphCacheBook book_;
@@ -301,9 +295,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", kGegluGemmFromRows))
                         : 0;
-  geglu_gemm192_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
-                           ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM192_FROM", kGegluGemm192FromRows))
-                           : 0;
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -385,9 +376,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
-      geglu_gemm_from_ > 0 || geglu_gemm192_from_ > 0
-          ? fmt::format("from {} tokens (192-row tiles from {})", geglu_gemm_from_, geglu_gemm192_from_)
-          : std::string("never"),
+      geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
       prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_) : std::string("never"));
@@ -487,12 +476,8 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
       return;
     }
   }
-  const bool fused256 = geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_;
-  const bool fused192 = !fused256 && geglu_gemm192_from_ > 0 && tokens >= geglu_gemm192_from_;
-  if (fused256 || fused192) {
-    GegluGemmArgs<Elem> a{in, w, g, tokens, dims_.d, dims_.inter};
-    a.rows_192 = fused192;
-    launch_geglu_gemm(a, s);
+  if (geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_) {
+    launch_geglu_gemm(GegluGemmArgs<Elem>{in, w, g, tokens, dims_.d, dims_.inter}, s);
     return;
   }
   gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);

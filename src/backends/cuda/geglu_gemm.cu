@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <utility>
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
@@ -15,10 +14,14 @@ namespace laya::cuda {
 
 namespace {
 
+constexpr int kConsumers = 4;                     // consumer warpgroups, 64 rows each
+constexpr int kBM = 64 * kConsumers;             // rows per CTA
 constexpr int kBN = 64;                           // GeGLU output columns per CTA (64 act + 64 mul rows of W)
 constexpr int kBK = 64;                           // K per stage: one 128-byte swizzle row
 constexpr int kStages = 4;                        // TMA pipeline depth
+constexpr int kATile = kBM * kBK * 2;             // 32 KB
 constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
+constexpr int kStageBytes = kATile + kBTile;
 // bf16: the epilogue's T(gelu(act)) by table for |act| in [2^-16, 16), both signs — act is a bf16
 // value there, so 20 exponents x 128 mantissas per sign hold every input in that range. Each CTA
 // fills the table with the same device function the epilogue computes elsewhere (so the results are
@@ -26,26 +29,14 @@ constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
 // instructions per output. Measured: -2 % per call at 16x512 (docs/benchmarks/cuda.md item 33).
 constexpr int kLutHalf = 20 * 128;         // entries per sign: exponents 2^-16 .. 2^3
 constexpr int kLutBytes = 2 * kLutHalf * 2;  // 10 KB
-// The tile shape of a kernel with kConsumers consumer warpgroups (64 rows each): 4 (256-row tiles,
-// large buckets) or 3 (192-row tiles: 480-576 tokens fit in one wave of 123 tiles on 132 SMs, where
-// 256-row tiles leave 50 SMs idle; docs/benchmarks/cuda.md item 56).
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kLutBytes + 1024;  // + barriers, table, alignment slack
 // Warpgroups 0..kConsumers-1: consumers; warpgroup kConsumers: the producer. The launch gives every
-// thread 65,536 / kThreads registers (96 with four consumers, 128 with three); the producer then
-// gives up all but kProducerRegs and the consumers take kConsumerRegs (setmaxnreg): the deferred
-// epilogue keeps 32 packed pairs besides the 64 accumulators.
-template <int kConsumers>
-struct GegluTile {
-  static constexpr int kBM = 64 * kConsumers;  // rows per CTA
-  static constexpr int kATile = kBM * kBK * 2;  // 24 or 32 KB
-  static constexpr int kStageBytes = kATile + kBTile;
-  static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kLutBytes + 1024;  // + barriers, table, alignment slack
-  static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
-  static constexpr int kProducerRegs = 24, kConsumerRegs = kConsumers == 4 ? 112 : 160;
-  static_assert(kConsumerRegs >= kLaunchRegs && kProducerRegs <= kLaunchRegs, "setmaxnreg: inc / dec");
-  static_assert(kConsumers * 128 * (kConsumerRegs - kLaunchRegs) <= 128 * (kLaunchRegs - kProducerRegs),
-                "register budget");
-};
+// thread 96 registers (five warps share each scheduler's 16,384); the producer then gives up all but
+// kProducerRegs and the consumers take kConsumerRegs (setmaxnreg): the deferred epilogue keeps 32
+// packed pairs besides the 64 accumulators.
+constexpr int kThreads = 128 * (kConsumers + 1);
+constexpr int kProducerRegs = 24, kConsumerRegs = 112;
+static_assert(kConsumers * 128 * (kConsumerRegs - 96) <= 128 * (96 - kProducerRegs), "register budget");
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LAYA_GEGLU_GEMM_BODY 1
@@ -181,13 +172,11 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], 
 // accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding the epilogue
 // applies anyway, so the outputs are bitwise those of an epilogue right after the tile's MMAs, which
 // left the tensor cores idle for 15-20 % of the kernel (docs/benchmarks/cuda.md item 43).
-template <class T, int kConsumers>
-__global__ void __launch_bounds__(GegluTile<kConsumers>::kThreads, 1)
+template <class T>
+__global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
                       int m, int k, int inter) {
 #ifdef LAYA_GEGLU_GEMM_BODY
-  using S = GegluTile<kConsumers>;
-  constexpr int kBM = S::kBM, kATile = S::kATile, kStageBytes = S::kStageBytes;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
@@ -210,7 +199,7 @@ __global__ void __launch_bounds__(GegluTile<kConsumers>::kThreads, 1)
   // first stages while the consumers finish this one and run its epilogue.
   const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
   if (wg == kConsumers) {  // the producer warpgroup; one thread issues the loads
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(S::kProducerRegs));
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
     if (tid == 0) {
       int it = 0;
       for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
@@ -228,7 +217,7 @@ __global__ void __launch_bounds__(GegluTile<kConsumers>::kThreads, 1)
     }
     return;
   }
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(S::kConsumerRegs));
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
   // The GELU table is filled by the consumers while the producer's first stages load: its first
   // reader is the first tile's epilogue (during the CTA's second tile, or after its loop), so the
   // fill no longer delays the first TMA requests (docs/benchmarks/cuda.md item 48). Named barrier 1
@@ -345,7 +334,7 @@ CUtensorMap tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows
 }  // namespace
 
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16, 4>) && encode_tiled() != nullptr;
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && encode_tiled() != nullptr;
   return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
@@ -357,35 +346,24 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
                "geglu_gemm: operands must be 16-byte aligned");
   if (a.m == 0) return;
   static const bool configured = [] {
-    for (auto [kernel, bytes] : {std::pair{reinterpret_cast<const void*>(geglu_gemm_kernel<__nv_bfloat16, 4>), GegluTile<4>::kSmemBytes},
-                                 std::pair{reinterpret_cast<const void*>(geglu_gemm_kernel<__half, 4>), GegluTile<4>::kSmemBytes},
-                                 std::pair{reinterpret_cast<const void*>(geglu_gemm_kernel<__nv_bfloat16, 3>), GegluTile<3>::kSmemBytes},
-                                 std::pair{reinterpret_cast<const void*>(geglu_gemm_kernel<__half, 3>), GegluTile<3>::kSmemBytes}})
-      LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;
+  const CUtensorMap a_map = tensor_map(a.in, a.m, a.k, kBM);
+  const CUtensorMap w_map = tensor_map(a.w, 2 * a.inter, a.k, kBN);
   static const int sms = [] {
     int dev = 0, n = 0;
     LAYA_CUDA_CHECK(cudaGetDevice(&dev));
     LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
     return n;
   }();
-  auto launch = [&](auto consumers) {
-    constexpr int kConsumers = decltype(consumers)::value;
-    using S = GegluTile<kConsumers>;
-    const CUtensorMap a_map = tensor_map(a.in, a.m, a.k, S::kBM);
-    const CUtensorMap w_map = tensor_map(a.w, 2 * a.inter, a.k, kBN);
-    const int tiles = (a.inter / kBN) * ((a.m + S::kBM - 1) / S::kBM);
-    // One CTA per SM (shared memory), or fewer when the caller caps the grid.
-    const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
-    launch_kernel_smem(geglu_gemm_kernel<T, kConsumers>, grid, dim3(S::kThreads), S::kSmemBytes, stream, true, a_map,
-                       w_map, a.out, a.m, a.k, a.inter);
-  };
-  if (a.rows_192)
-    launch(std::integral_constant<int, 3>{});
-  else
-    launch(std::integral_constant<int, 4>{});
+  const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
+  // One CTA per SM (shared memory), or fewer when the caller caps the grid.
+  const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
+  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+                     a.k, a.inter);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

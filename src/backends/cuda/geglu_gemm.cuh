@@ -6,8 +6,8 @@
 //
 // One persistent CTA per SM (its tiles: b, b + grid, ...): a producer thread streams 256 x 64 A
 // tiles and 128 x 64 W tiles into a 4-stage ring of 128-byte-swizzled shared memory with TMA; four
-// consumer warpgroups (64 rows each) run wgmma.m64n128k16 with fp32 accumulators (or three, on
-// 192-row tiles: GegluGemmArgs::rows_192). A tile is 256 (192) rows x 64 output columns: its W tile holds the 64 act rows and the 64 matching mul rows, so each
+// consumer warpgroups (64 rows each) run wgmma.m64n128k16 with fp32 accumulators. A tile is 256
+// rows x 64 output columns: its W tile holds the 64 act rows and the 64 matching mul rows, so each
 // thread holds an act column and its mul partner (accumulator columns c and c + 64) — the GeGLU
 // pairs are thread-local. A tile's epilogue runs during the CTA's next tile's MMAs (from packed,
 // already rounded (act, mul) pairs). Deterministic; the summation runs over K in order, 16 at a time.
@@ -31,7 +31,6 @@ struct GegluGemmArgs {
   T* out = nullptr;       // [m, inter] row-major
   int32_t m = 0, k = 0, inter = 0;
   int32_t max_ctas = 0;  // grid cap (0: one CTA per SM); tests cap it so that each CTA runs several tiles
-  bool rows_192 = false;  // 192-row tiles (three consumer warpgroups) instead of 256 (four)
 };
 
 // Whether the fused kernel can run these dimensions on the current device (sm_90 built as sm_90a,
