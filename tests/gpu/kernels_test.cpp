@@ -571,7 +571,8 @@ TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
 // GEMMs of at most 64 rows with the heuristic's pick forced to a 1x1x1 cluster (the engine's
 // default, Gemm's single_cta_cluster_max_m): against the fp32 reference and against the pick as the
 // heuristic returns it, for the engine's encoder shapes at 48 and 64 rows (the MLP output GEMM in
-// its partials form too) and a shape past the limit. Reports whether the two are bitwise equal
+// its partials form too), the decision layers' FFN GEMMs (K = 4096: split K with a reduction
+// kernel), a head-sized one and a shape past the limit. Reports whether the two are bitwise equal
 // (same tile, another cluster: expected, not required).
 TYPED_TEST(CudaKernelsTyped, GemmWithSingleCtaClusterMatchesReferenceAndHeuristicPick) {
   LAYA_REQUIRE_GPU();
@@ -582,7 +583,8 @@ TYPED_TEST(CudaKernelsTyped, GemmWithSingleCtaClusterMatchesReferenceAndHeuristi
     int32_t m, n, k, splits;
   };
   for (const Case c : {Case{48, 3072, 1024, 1}, Case{48, 1024, 1024, 1}, Case{64, 5248, 1024, 1},
-                       Case{48, 1024, 2624, 2}, Case{65, 1024, 1024, 1}}) {
+                       Case{48, 1024, 2624, 2}, Case{48, 4096, 1024, 1}, Case{48, 1024, 4096, 1},
+                       Case{8, 1024, 1024, 1}, Case{65, 1024, 1024, 1}}) {
     SCOPED_TRACE(testing::Message() << "M=" << c.m << " N=" << c.n << " K=" << c.k << " splits " << c.splits);
     const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(c.m) * c.k));
     const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(c.n) * c.k, 0.02f));
