@@ -1,22 +1,21 @@
-// laya_bench_gemm_pdl: can any of cuBLASLt's GEMM kernels take a programmatic (PDL) edge in the
-// engine's graphs? The heuristic returns nvjet kernels for every engine shape, and those do not
-// execute griddepcontrol.wait (docs/benchmarks/cuda.md item 24), so an edge into them cannot be
-// programmatic. This program enumerates every algorithm id and configuration cuBLASLt offers for a
-// shape (cublasLtMatmulAlgoGetIds + AlgoInit + config attributes, AlgoCheck), and for each:
-//   1. times it inside a captured graph of 24 launches (weights rotated over 28 copies, as bench_gemm);
-//   2. names the kernels it launches (driver API on the graph's kernel nodes);
-//   3. probes whether it waits: a kernel that triggers its dependents at once, then spins 40 us,
-//      then writes the GEMM's input, feeds the GEMM through a programmatic edge; a GEMM that waits
-//      computes on the written input (output equal to the plain-order reference), one that does not
-//      reads the zeros that were there before;
-//   4. for the configurations that wait, times a chain of 28 x (small own kernel -> GEMM) with plain
-//      edges and with every edge programmatic, against the heuristic's #0 with plain edges (what the
-//      engine runs now): the difference per pair is what PDL into cuBLASLt would give the engine.
+// laya_bench_gemm_pdl: every GEMM configuration cuBLASLt offers for the engine's small shapes,
+// beyond the heuristic's list (cublasLtMatmulAlgoGetIds + AlgoInit + configuration attributes +
+// AlgoCheck). Per shape and M it
+//   1. times the heuristic's first 8 candidates, the same with their cluster forced to 1x1x1, and
+//      every enumerated configuration, each inside a captured graph of 24 launches (weights rotated
+//      over 28 copies, as laya_bench_gemm), and names the kernels each launches (driver API on the
+//      graph's kernel nodes);
+//   2. times, in a chain of 28 x (small own kernel -> GEMM) with plain edges, the heuristic's #0
+//      (what the engine ran), #0 with a 1x1x1 cluster (what it runs up to 64 rows, item 55) and the
+//      fastest enumerated configuration;
+//   3. with --probe 1 (item 54): whether a configuration waits on a programmatic (PDL) edge — a
+//      kernel that triggers its dependents at once, spins 40 us, then writes the GEMM's input feeds
+//      the GEMM through a programmatic edge: a GEMM that waits computes on the written input (its
+//      plain-order output), one that does not reads the zeros that were there — for the heuristic's
+//      pick and each algorithm id's two fastest configurations, and the chain with every edge
+//      programmatic for the first --top that wait. The nvjet kernels the heuristic returns do not
+//      wait (docs/benchmarks/cuda.md item 24), so PDL into cuBLASLt needs another kernel family.
 // Prints tables; asserts nothing.
-//
-// Without --probe 1 it reports, per shape, the heuristic's first 8 candidates as they come and
-// with their cluster forced to 1x1x1, the fastest enumerated configuration, and those in the chain
-// with plain edges (item 55: nvjet configurations outside the heuristic's list were faster at M = 48).
 //
 // usage: laya_bench_gemm_pdl [--m 48] [--nk 3072x1024,1024x1024,5248x1024,1024x2624,1024x2624p2]
 //                            [--probe 1] [--top 6]     (NxKpS: the engine's partials form, S splits)
@@ -172,6 +171,7 @@ struct Shape {
   size_t w_bytes = 0, ws_bytes = 0;
   cudaStream_t stream = nullptr;
 
+  cudaDataType_t out_type() const { return splits > 1 ? CUDA_R_32F : CUDA_R_16BF; }
   cublasStatus_t gemm(const Candidate& c, int layer) const {
     const float alpha = 1.f, beta = 0.f;
     return cublasLtMatmul(lt, op, &alpha, static_cast<char*>(w) + (layer % kLayers) * w_bytes, la, in, lb, &beta, out, lc,
@@ -282,6 +282,233 @@ double time_chain(const Shape& s, const Candidate& c, bool programmatic) {
   return ms < 0 ? -1 : 1000.0 * ms / kChain;
 }
 
+// The engine's layout for s.m rows: column-major C^T[N, M] = W[N, K]^T-view x in^T (gemm.cpp),
+// as a strided batch of K-splits with fp32 outputs in the partials form.
+void describe(Shape& s) {
+  if (cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS) std::exit(1);
+  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
+  cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
+  const int ks = s.k / s.splits;
+  cublasLtMatrixLayoutCreate(&s.la, CUDA_R_16BF, ks, s.n, s.k);
+  cublasLtMatrixLayoutCreate(&s.lb, CUDA_R_16BF, ks, s.m, s.k);
+  cublasLtMatrixLayoutCreate(&s.lc, s.out_type(), s.n, s.m, s.n);
+  if (s.splits > 1) {  // as Gemm::plan_for's partials
+    const int32_t count = s.splits;
+    const int64_t step_in = ks, step_out = static_cast<int64_t>(s.m) * s.n;
+    for (auto [layout, step] : {std::pair{s.la, step_in}, std::pair{s.lb, step_in}, std::pair{s.lc, step_out}}) {
+      cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count));
+      cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &step, sizeof(step));
+    }
+  }
+}
+void release(Shape& s) {
+  cublasLtMatrixLayoutDestroy(s.la);
+  cublasLtMatrixLayoutDestroy(s.lb);
+  cublasLtMatrixLayoutDestroy(s.lc);
+  cublasLtMatmulDescDestroy(s.op);
+}
+
+// The heuristic's first 8 candidates (the engine runs #0 below 4096 rows: id -1), then each with its
+// cluster forced to 1x1x1 where AlgoCheck accepts it (ids -101..-108); empty without a result.
+std::vector<Candidate> heuristic_candidates(const Shape& s) {
+  cublasLtMatmulPreference_t pref = nullptr;
+  cublasLtMatmulPreferenceCreate(&pref);
+  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &s.ws_bytes, sizeof(s.ws_bytes));
+  cublasLtMatmulHeuristicResult_t res[8]{};
+  int found = 0;
+  cublasLtMatmulAlgoGetHeuristic(s.lt, s.op, s.la, s.lb, s.lc, s.lc, pref, 8, res, &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  std::vector<Candidate> all;
+  for (int h = 0; h < found; ++h) {
+    Candidate c;
+    c.algo = res[h].algo;
+    c.id = -1 - h;
+    all.push_back(c);
+  }
+  for (int h = 0; h < found; ++h) {
+    Candidate c;
+    c.algo = res[h].algo;
+    set_config(c.algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, static_cast<uint16_t>(CUBLASLT_CLUSTER_SHAPE_1x1x1));
+    cublasLtMatmulHeuristicResult_t r{};
+    if (cublasLtMatmulAlgoCheck(s.lt, s.op, s.la, s.lb, s.lc, s.lc, &c.algo, &r) != CUBLAS_STATUS_SUCCESS ||
+        r.workspaceSize > s.ws_bytes)
+      continue;
+    c.id = -101 - h;
+    all.push_back(c);
+  }
+  if (!all.empty()) {
+    const cublasLtMatmulAlgo_t& a = all.front().algo;
+    std::printf("\nM=%d N=%d K=%d%s heuristic #0: algo id %d tile %d stages %d splitK %d inner %d cluster %d custom %d\n",
+                s.m, s.n, s.k, s.splits > 1 ? " (partials)" : "", config(a, CUBLASLT_ALGO_CONFIG_ID),
+                config(a, CUBLASLT_ALGO_CONFIG_TILE_ID), config(a, CUBLASLT_ALGO_CONFIG_STAGES_ID),
+                config(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM), config(a, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID),
+                config(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID), config(a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION));
+  }
+  return all;
+}
+
+// Every algorithm id's configurations that AlgoCheck accepts: tile x split-K (1, 2, 4) x cluster
+// (auto, 1x1, 2x1, 1x2, the heuristic's) x custom option (up to 3) x up to two stage counts, at
+// most 300 per id (nvjet offers hundreds of tiles: the first 48). Prints what each id offers.
+std::vector<Candidate> enumerated_candidates(const Shape& s, const Candidate& heur, int* n_ids, int* checked) {
+  const auto heur_inner = static_cast<uint16_t>(config(heur.algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID));
+  const auto heur_cluster = static_cast<uint16_t>(config(heur.algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID));
+  std::vector<int> ids(256);
+  cublasLtMatmulAlgoGetIds(s.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF, s.out_type(), s.out_type(),
+                           static_cast<int>(ids.size()), ids.data(), n_ids);
+  std::vector<Candidate> all;
+  for (int i = 0; i < *n_ids; ++i) {
+    const int id = ids[static_cast<size_t>(i)];
+    cublasLtMatmulAlgo_t base{};
+    if (cublasLtMatmulAlgoInit(s.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF, s.out_type(),
+                               s.out_type(), id, &base) != CUBLAS_STATUS_SUCCESS)
+      continue;
+    auto tiles = cap_ids(base, CUBLASLT_ALGO_CAP_TILE_IDS);
+    auto stages = cap_ids(base, CUBLASLT_ALGO_CAP_STAGES_IDS);
+    if (tiles.empty()) tiles.push_back(CUBLASLT_MATMUL_TILE_UNDEFINED);
+    if (stages.empty()) stages.push_back(CUBLASLT_MATMUL_STAGES_UNDEFINED);
+    if (tiles.size() > 48) tiles.resize(48);
+    const bool splitk = cap_int(base, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) != 0;
+    const int redu_mask = cap_int(base, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK);
+    int redu = CUBLASLT_REDUCTION_SCHEME_NONE;
+    for (int r : {CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE, CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE,
+                  CUBLASLT_REDUCTION_SCHEME_INPLACE})
+      if ((redu_mask & r) != 0) redu = r;
+    const int custom_max = std::min(cap_int(base, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX), 3);
+    int passed = 0, last_status = 0;
+    for (uint32_t tile : tiles)
+      for (int sk : {1, 2, 4})
+        for (uint16_t cluster : {uint16_t{0}, uint16_t{2}, uint16_t{3}, uint16_t{5}, heur_cluster})
+          for (int custom = 0; custom <= custom_max; ++custom) {
+            int kept = 0;
+            for (uint32_t st : stages) {
+              if ((sk > 1 && !splitk) || kept >= 2 || passed >= 300) continue;
+              Candidate c;
+              c.algo = base;
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, heur_inner);
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, cluster);
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, static_cast<uint32_t>(custom));
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID, tile);
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, st);
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, static_cast<int32_t>(sk));
+              set_config(c.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
+                         static_cast<uint32_t>(sk > 1 ? redu : CUBLASLT_REDUCTION_SCHEME_NONE));
+              cublasLtMatmulHeuristicResult_t r{};
+              ++*checked;
+              const cublasStatus_t status = cublasLtMatmulAlgoCheck(s.lt, s.op, s.la, s.lb, s.lc, s.lc, &c.algo, &r);
+              if (status != CUBLAS_STATUS_SUCCESS || r.workspaceSize > s.ws_bytes) {
+                last_status = static_cast<int>(status);
+                continue;
+              }
+              c.id = id;
+              all.push_back(c);
+              ++kept;
+              ++passed;
+            }
+          }
+    std::printf("  algo id %d: %zu tiles (first %u), %zu stage ids (first %u), custom max %d, splitK %d; %d pass AlgoCheck (last failure status %d)\n",
+                id, tiles.size(), tiles[0], stages.size(), stages[0], custom_max, splitk ? 1 : 0, passed, last_status);
+  }
+  return all;
+}
+
+// Times the candidate in a graph of kLaunches launches and names its kernels (c.us < 0: it did
+// not run).
+void time_candidate(const Shape& s, Candidate& c) {
+  c.tile = config(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID);
+  c.stages = config(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID);
+  c.splitk = config(c.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
+  c.redu = config(c.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
+  c.us = -1;
+  if (s.gemm(c, 0) != CUBLAS_STATUS_SUCCESS || cudaStreamSynchronize(s.stream) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  cudaGraph_t g = capture(s, [&] {
+    bool ok = true;
+    for (int i = 0; i < kLaunches && ok; ++i) ok = s.gemm(c, i) == CUBLAS_STATUS_SUCCESS;
+    return ok;
+  });
+  if (g == nullptr) return;
+  for (cudaGraphNode_t node : graph_nodes(g)) {
+    if (!is_kernel(node)) continue;
+    const std::string name = kernel_name(node);
+    if (c.kernels.find(name) == std::string::npos) c.kernels += (c.kernels.empty() ? "" : " + ") + name;
+  }
+  const double t = time_graph(s, g);
+  cudaGraphDestroy(g);
+  if (t > 0) c.us = 1000.0 * t / kLaunches;
+}
+
+// all: the heuristic's candidates first (ids < 0), then the enumerated ones, each timed.
+void report(const Shape& s, std::vector<Candidate>& all, int n_ids, int checked, bool probe, int top) {
+  std::vector<Candidate> ok;
+  for (const Candidate& c : all)
+    if (c.us > 0) ok.push_back(c);
+  if (ok.empty() || all.front().us <= 0) {
+    std::printf("M=%d N=%d K=%d: nothing ran\n", s.m, s.n, s.k);
+    return;
+  }
+  std::sort(ok.begin(), ok.end(), [](const Candidate& a, const Candidate& b) { return a.us < b.us; });
+  std::printf("M=%d N=%d K=%d: %d algorithm ids, %d configurations checked, %zu ran\n", s.m, s.n, s.k, n_ids, checked,
+              ok.size());
+  // The heuristic's candidates as they come and with a 1x1x1 cluster, in the heuristic's order.
+  std::printf("%6s %8s  %s\n", "#", "us", "kernels");
+  const Candidate* first_forced = nullptr;
+  for (const Candidate& c : all) {
+    if (c.id >= 0 || c.us <= 0) continue;
+    if (c.id <= -101 && first_forced == nullptr) first_forced = &c;
+    const std::string label = c.id <= -101 ? "1x1 #" + std::to_string(-101 - c.id) : "#" + std::to_string(-1 - c.id);
+    std::printf("%6s %8.2f  %s\n", label.c_str(), c.us, c.kernels.c_str());
+  }
+  const Candidate* best = nullptr;
+  for (const Candidate& c : ok)
+    if (c.id >= 0) {
+      best = &c;
+      break;
+    }
+  Candidate heur = all.front();
+  // In a chain with a small own kernel before each GEMM (plain edges): the engine's context.
+  std::printf("chain (us per own kernel + GEMM): heuristic #0 %.2f", time_chain(s, heur, false));
+  if (first_forced != nullptr)
+    std::printf(", #%d with 1x1x1 cluster %.2f", -101 - first_forced->id, time_chain(s, *first_forced, false));
+  if (best != nullptr) std::printf(", best enumerated (%.2f us alone) %.2f", best->us, time_chain(s, *best, false));
+  std::printf("\n");
+  if (!probe) {
+    if (best != nullptr)
+      std::printf("best enumerated: id %d tile %d stages %d splitK %d: %s\n", best->id, best->tile, best->stages,
+                  best->splitk, best->kernels.c_str());
+    return;
+  }
+  // Which kernels wait on a programmatic edge (item 54): the heuristic's pick and, per algorithm
+  // id, its two fastest configurations; chains for the first `top` that wait.
+  heur.waits = probe_waits(s, heur);
+  heur.chain_plain = time_chain(s, heur, false);
+  heur.chain_pdl = time_chain(s, heur, true);  // racy where it does not wait: for its time only
+  std::vector<Candidate> shown;
+  std::vector<int> per_id(1024, 0);
+  int waiting_shown = 0;
+  for (Candidate& c : ok) {
+    if (c.id < 0 || per_id[static_cast<size_t>(c.id) % per_id.size()]++ >= 2) continue;
+    c.waits = probe_waits(s, c);
+    if (c.waits == 1 && waiting_shown < top) {
+      ++waiting_shown;
+      c.chain_plain = time_chain(s, c, false);
+      c.chain_pdl = time_chain(s, c, true);
+    }
+    shown.push_back(c);
+    if (shown.size() >= 40) break;
+  }
+  std::printf("heuristic #0: %.2f us, waits %d, chain plain %.2f us/pair (pdl, racy if it does not wait: %.2f)\n",
+              heur.us, heur.waits, heur.chain_plain, heur.chain_pdl);
+  std::printf("%5s %5s %6s %6s %5s %8s %6s %12s %12s  %s\n", "id", "tile", "stages", "splitK", "redu", "us", "waits",
+              "chain plain", "chain pdl", "kernels");
+  for (const Candidate& c : shown)
+    std::printf("%5d %5d %6d %6d %5d %8.2f %6d %12.2f %12.2f  %s\n", c.id, c.tile, c.stages, c.splitk, c.redu, c.us,
+                c.waits, c.chain_plain, c.chain_pdl, c.kernels.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -342,222 +569,17 @@ int main(int argc, char** argv) {
     for (int m : ms) {
       s.m = m;
       check(cudaMemcpy(s.in, s.seed, static_cast<size_t>(m) * k * 2, cudaMemcpyDeviceToDevice), "in");
-      check(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS ? cudaSuccess
-                                                                                                    : cudaErrorUnknown,
-            "desc");
-      const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-      cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
-      cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
-      const int ks = k / s.splits;
-      const cudaDataType_t out_type = s.splits > 1 ? CUDA_R_32F : CUDA_R_16BF;
-      cublasLtMatrixLayoutCreate(&s.la, CUDA_R_16BF, ks, n, k);
-      cublasLtMatrixLayoutCreate(&s.lb, CUDA_R_16BF, ks, m, k);
-      cublasLtMatrixLayoutCreate(&s.lc, out_type, n, m, n);
-      if (s.splits > 1) {  // as Gemm::plan_for's partials
-        const int32_t count = s.splits;
-        const int64_t step_in = ks, step_out = static_cast<int64_t>(m) * n;
-        for (auto [layout, step] : {std::pair{s.la, step_in}, std::pair{s.lb, step_in}, std::pair{s.lc, step_out}}) {
-          cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count));
-          cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &step, sizeof(step));
-        }
+      describe(s);
+      std::vector<Candidate> all = heuristic_candidates(s);
+      if (all.empty()) {
+        std::printf("M=%d N=%d K=%d: no heuristic result\n", m, n, k);
+      } else {
+        int n_ids = 0, checked = 0;
+        for (Candidate& c : enumerated_candidates(s, all.front(), &n_ids, &checked)) all.push_back(c);
+        for (Candidate& c : all) time_candidate(s, c);
+        report(s, all, n_ids, checked, probe, top);
       }
-
-      // The heuristic's first 8 candidates (the engine runs #0 below 4096 rows), each also with its
-      // cluster forced to 1x1x1 (ids -1..-8 and -101..-108).
-      std::vector<Candidate> all;
-      {
-        cublasLtMatmulPreference_t pref = nullptr;
-        cublasLtMatmulPreferenceCreate(&pref);
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &s.ws_bytes,
-                                             sizeof(s.ws_bytes));
-        cublasLtMatmulHeuristicResult_t res[8]{};
-        int found = 0;
-        cublasLtMatmulAlgoGetHeuristic(s.lt, s.op, s.la, s.lb, s.lc, s.lc, pref, 8, res, &found);
-        cublasLtMatmulPreferenceDestroy(pref);
-        if (found < 1) {
-          std::printf("M=%d N=%d K=%d: no heuristic result\n", m, n, k);
-          continue;
-        }
-        for (int h = 0; h < found; ++h) {
-          Candidate c;
-          c.algo = res[h].algo;
-          c.id = -1 - h;
-          all.push_back(c);
-        }
-        for (int h = 0; h < found; ++h) {
-          Candidate c;
-          c.algo = res[h].algo;
-          set_config(c.algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, static_cast<uint16_t>(CUBLASLT_CLUSTER_SHAPE_1x1x1));
-          cublasLtMatmulHeuristicResult_t r{};
-          if (cublasLtMatmulAlgoCheck(s.lt, s.op, s.la, s.lb, s.lc, s.lc, &c.algo, &r) != CUBLAS_STATUS_SUCCESS ||
-              r.workspaceSize > s.ws_bytes)
-            continue;
-          c.id = -101 - h;
-          all.push_back(c);
-        }
-        const Candidate& c = all.front();
-        std::printf("\nM=%d N=%d K=%d%s heuristic #0: algo id %d tile %d stages %d splitK %d inner %d cluster %d custom %d\n",
-                    m, n, k, s.splits > 1 ? " (partials)" : "", config(c.algo, CUBLASLT_ALGO_CONFIG_ID),
-                    config(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID), config(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
-                    config(c.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM), config(c.algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID),
-                    config(c.algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID),
-                    config(c.algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION));
-      }
-      const int heur_inner = config(all.front().algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID);
-      const int heur_cluster = config(all.front().algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID);
-      // Every algorithm id x tile x stages x split-K (1, 2, 4) that AlgoCheck accepts.
-      std::vector<int> ids(256);
-      int n_ids = 0;
-      cublasLtMatmulAlgoGetIds(s.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF, out_type, out_type,
-                               static_cast<int>(ids.size()), ids.data(), &n_ids);
-      int checked = 0;
-      for (int i = 0; i < n_ids; ++i) {
-        cublasLtMatmulAlgo_t base{};
-        if (cublasLtMatmulAlgoInit(s.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF, out_type,
-                                   out_type, ids[static_cast<size_t>(i)], &base) != CUBLAS_STATUS_SUCCESS)
-          continue;
-        auto tiles = cap_ids(base, CUBLASLT_ALGO_CAP_TILE_IDS);
-        auto stages = cap_ids(base, CUBLASLT_ALGO_CAP_STAGES_IDS);
-        if (tiles.empty()) tiles.push_back(CUBLASLT_MATMUL_TILE_UNDEFINED);
-        if (stages.empty()) stages.push_back(CUBLASLT_MATMUL_STAGES_UNDEFINED);
-        const bool splitk = cap_int(base, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) != 0;
-        const int redu_mask = cap_int(base, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK);
-        int redu = CUBLASLT_REDUCTION_SCHEME_NONE;
-        for (int r : {CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE, CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE,
-                      CUBLASLT_REDUCTION_SCHEME_INPLACE})
-          if ((redu_mask & r) != 0) redu = r;
-        const int custom_max = std::min(cap_int(base, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX), 3);
-        if (tiles.size() > 48) tiles.resize(48);  // nvjet lists hundreds
-        const size_t before = all.size();
-        int passed = 0, last_status = 0;
-        for (uint32_t tile : tiles)
-          for (int sk : {1, 2, 4})
-            for (uint16_t cluster : {uint16_t{0}, uint16_t{2}, uint16_t{3}, uint16_t{5}, static_cast<uint16_t>(heur_cluster)})
-              for (int custom = 0; custom <= custom_max; ++custom) {
-                int kept = 0;  // at most two stage counts per combination: the screen must stay short
-                for (uint32_t st : stages) {
-                  if ((sk > 1 && !splitk) || kept >= 2 || all.size() - before >= 300) continue;
-                  Candidate c;
-                  c.algo = base;
-                  set_config(c.algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, static_cast<uint16_t>(heur_inner));
-                  set_config(c.algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, cluster);
-                  set_config(c.algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, static_cast<uint32_t>(custom));
-                  set_config(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID, tile);
-                  set_config(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, st);
-                  set_config(c.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, static_cast<int32_t>(sk));
-                  set_config(c.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
-                             static_cast<uint32_t>(sk > 1 ? redu : CUBLASLT_REDUCTION_SCHEME_NONE));
-                  cublasLtMatmulHeuristicResult_t r{};
-                  ++checked;
-                  const cublasStatus_t st_check = cublasLtMatmulAlgoCheck(s.lt, s.op, s.la, s.lb, s.lc, s.lc, &c.algo, &r);
-                  if (st_check != CUBLAS_STATUS_SUCCESS || r.workspaceSize > s.ws_bytes) {
-                    last_status = static_cast<int>(st_check);
-                    continue;
-                  }
-                  c.id = ids[static_cast<size_t>(i)];
-                  all.push_back(c);
-                  ++kept;
-                  ++passed;
-                }
-              }
-        std::printf("  algo id %d: %zu tiles (first %u), %zu stage ids (first %u), custom max %d, splitK %d; %d pass AlgoCheck (last failure status %d)\n",
-                    ids[static_cast<size_t>(i)], tiles.size(), tiles.empty() ? 0u : tiles[0], stages.size(),
-                    stages.empty() ? 0u : stages[0], custom_max, splitk ? 1 : 0, passed, last_status);
-      }
-      // Time each, name its kernels.
-      for (Candidate& c : all) {
-        c.tile = config(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID);
-        c.stages = config(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID);
-        c.splitk = config(c.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
-        c.redu = config(c.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
-        if (s.gemm(c, 0) != CUBLAS_STATUS_SUCCESS || cudaStreamSynchronize(s.stream) != cudaSuccess) {
-          cudaGetLastError();
-          c.us = -1;
-          continue;
-        }
-        cudaGraph_t g = capture(s, [&] {
-          bool ok = true;
-          for (int i = 0; i < kLaunches && ok; ++i) ok = s.gemm(c, i) == CUBLAS_STATUS_SUCCESS;
-          return ok;
-        });
-        if (g == nullptr) {
-          c.us = -1;
-          continue;
-        }
-        for (cudaGraphNode_t node : graph_nodes(g)) {
-          if (!is_kernel(node)) continue;
-          const std::string name = kernel_name(node);
-          if (c.kernels.find(name) == std::string::npos) c.kernels += (c.kernels.empty() ? "" : " + ") + name;
-        }
-        const double t = time_graph(s, g);
-        cudaGraphDestroy(g);
-        c.us = t < 0 ? -1 : 1000.0 * t / kLaunches;
-      }
-      std::vector<Candidate> ok;
-      for (const Candidate& c : all)
-        if (c.us > 0) ok.push_back(c);
-      if (ok.empty() || all.front().us <= 0) {
-        std::printf("M=%d N=%d K=%d: nothing ran\n", m, n, k);
-        continue;
-      }
-      Candidate heur = all.front();
-      std::sort(ok.begin(), ok.end(), [](const Candidate& a, const Candidate& b) { return a.us < b.us; });
-      std::printf("M=%d N=%d K=%d: %d algorithm ids, %d configurations checked, %zu ran\n", m, n, k, n_ids, checked,
-                  ok.size());
-      // The heuristic's candidates as they come and with a 1x1x1 cluster, in the heuristic's order.
-      std::printf("%6s %8s  %s\n", "#", "us", "kernels");
-      const Candidate* first_forced = nullptr;
-      for (const Candidate& c : all) {
-        if (c.id >= 0 || c.us <= 0) continue;
-        if (c.id <= -101 && first_forced == nullptr) first_forced = &c;
-        std::printf("%6s %8.2f  %s\n", (c.id <= -101 ? "1x1 #" + std::to_string(-101 - c.id) : "#" + std::to_string(-1 - c.id)).c_str(),
-                    c.us, c.kernels.c_str());
-      }
-      const Candidate* best = nullptr;
-      for (const Candidate& c : ok)
-        if (c.id >= 0) {
-          best = &c;
-          break;
-        }
-      // In a chain with a small own kernel before each GEMM (plain edges): the engine's context.
-      std::printf("chain (us per own kernel + GEMM): heuristic #0 %.2f", time_chain(s, heur, false));
-      if (first_forced != nullptr) std::printf(", #%d with 1x1x1 cluster %.2f", -101 - first_forced->id, time_chain(s, *first_forced, false));
-      if (best != nullptr) std::printf(", best enumerated (%.2f us alone) %.2f", best->us, time_chain(s, *best, false));
-      std::printf("\n");
-      if (probe) {  // which kernels wait on a programmatic edge (item 54)
-        heur.waits = probe_waits(s, heur);
-        heur.chain_plain = time_chain(s, heur, false);
-        heur.chain_pdl = time_chain(s, heur, true);  // racy where it does not wait: for its time only
-        std::vector<Candidate> shown;
-        std::vector<int> per_id(1024, 0);
-        int waiting_shown = 0;
-        for (Candidate& c : ok) {
-          if (c.id < 0) continue;
-          if (per_id[static_cast<size_t>(c.id) % per_id.size()]++ >= 2) continue;
-          c.waits = probe_waits(s, c);
-          if (c.waits == 1 && waiting_shown < top) {
-            ++waiting_shown;
-            c.chain_plain = time_chain(s, c, false);
-            c.chain_pdl = time_chain(s, c, true);
-          }
-          shown.push_back(c);
-          if (shown.size() >= 40) break;
-        }
-        std::printf("heuristic #0: %.2f us, waits %d, chain plain %.2f us/pair (pdl, racy if it does not wait: %.2f)\n",
-                    heur.us, heur.waits, heur.chain_plain, heur.chain_pdl);
-        std::printf("%5s %5s %6s %6s %5s %8s %6s %12s %12s  %s\n", "id", "tile", "stages", "splitK", "redu", "us",
-                    "waits", "chain plain", "chain pdl", "kernels");
-        for (const Candidate& c : shown)
-          std::printf("%5d %5d %6d %6d %5d %8.2f %6d %12.2f %12.2f  %s\n", c.id, c.tile, c.stages, c.splitk, c.redu,
-                      c.us, c.waits, c.chain_plain, c.chain_pdl, c.kernels.c_str());
-      } else if (best != nullptr) {
-        std::printf("best enumerated: id %d tile %d stages %d splitK %d: %s\n", best->id, best->tile, best->stages,
-                    best->splitk, best->kernels.c_str());
-      }
-      cublasLtMatrixLayoutDestroy(s.la);
-      cublasLtMatrixLayoutDestroy(s.lb);
-      cublasLtMatrixLayoutDestroy(s.lc);
-      cublasLtMatmulDescDestroy(s.op);
+      release(s);
     }
     cudaFree(s.w);
     cudaFree(s.in);
