@@ -13,6 +13,8 @@
 //
 // usage: laya_bench_gemm [--m 48,256,512,1856,8192] [--nk 3072x1024,1024x1024,5248x1024,1024x2624]
 //                        [--candidates 8] [--reps 5] [--sustain MS] [--residual 1]
+#include "bench_common.h"
+
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -26,36 +28,9 @@
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-void check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    std::fprintf(stderr, "%s: cuBLAS status %d\n", what, static_cast<int>(s));
-    std::exit(1);
-  }
-}
-
-std::vector<int> parse_ints(const std::string& s, char sep) {
-  std::vector<int> v;
-  size_t at = 0;
-  while (at <= s.size()) {
-    const size_t end = std::min(s.find(sep, at), s.size());
-    if (end > at) v.push_back(std::atoi(s.substr(at, end - at).c_str()));
-    at = end + 1;
-  }
-  return v;
-}
-
-int config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
-  int32_t v = -1;
-  size_t written = 0;
-  cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof(v), &written);
-  return v;
-}
+using laya::bench::check;
+using laya::bench::config;
+using laya::bench::parse_ints;
 
 constexpr int kLayers = 28;  // weight copies: one per encoder layer
 constexpr int kLaunches = 56;  // GEMM launches per captured graph
@@ -64,7 +39,7 @@ constexpr int kLaunches = 56;  // GEMM launches per captured graph
 
 int main(int argc, char** argv) {
   std::vector<int> ms{48, 256, 512, 1856, 8192};
-  std::vector<std::pair<int, int>> nks{{3072, 1024}, {1024, 1024}, {5248, 1024}, {1024, 2624}};
+  std::vector<laya::bench::GemmShape> nks{{3072, 1024}, {1024, 1024}, {5248, 1024}, {1024, 2624}};
   int candidates = 8, reps = 5, sustain_ms = 0;
   bool residual = false;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -72,13 +47,7 @@ int main(int argc, char** argv) {
     if (opt == "--m") {
       ms = parse_ints(val, ',');
     } else if (opt == "--nk") {
-      nks.clear();
-      for (size_t at = 0; at <= val.size();) {
-        const size_t end = std::min(val.find(',', at), val.size());
-        const auto p = parse_ints(val.substr(at, end - at), 'x');
-        if (p.size() == 2) nks.emplace_back(p[0], p[1]);
-        at = end + 1;
-      }
+      nks = laya::bench::parse_shapes(val);  // a pS suffix is ignored here
     } else if (opt == "--candidates") {
       candidates = std::clamp(std::atoi(val.c_str()), 1, 32);
     } else if (opt == "--reps") {
@@ -108,17 +77,12 @@ int main(int argc, char** argv) {
   if (sustain_ms > 0) std::printf("each candidate's graph replayed for %d ms before it is timed\n", sustain_ms);
   std::printf("%6s %5s %5s  %3s %5s %6s %6s %5s %8s %8s\n", "M", "N", "K", "#", "tile", "stages", "splitK", "redu",
               "us", "vs #0");
-  for (const auto& [n, k] : nks) {
+  for (const auto& [n, k, splits_ignored] : nks) {
     const int max_m = *std::max_element(ms.begin(), ms.end());
-    std::vector<__nv_bfloat16> host(static_cast<size_t>(std::max(n, max_m)) * k);
-    for (size_t i = 0; i < host.size(); ++i) host[i] = __float2bfloat16(static_cast<float>((i * 2654435761u) % 97) / 97.f - 0.5f);
-    void *w = nullptr, *in = nullptr, *out = nullptr;
     const size_t w_bytes = static_cast<size_t>(n) * k * 2;
-    check(cudaMalloc(&w, w_bytes * kLayers), "weights");
-    for (int l = 0; l < kLayers; ++l)
-      check(cudaMemcpy(static_cast<char*>(w) + l * w_bytes, host.data(), w_bytes, cudaMemcpyHostToDevice), "copy");
-    check(cudaMalloc(&in, static_cast<size_t>(max_m) * k * 2), "in");
-    check(cudaMemcpy(in, host.data(), static_cast<size_t>(max_m) * k * 2, cudaMemcpyHostToDevice), "copy");
+    void* w = laya::bench::pattern_copies(n, k, kLayers);
+    void* in = laya::bench::pattern_copies(max_m, k, 1);
+    void* out = nullptr;
     check(cudaMalloc(&out, static_cast<size_t>(max_m) * n * (residual ? 4 : 2)), "out");
     check(cudaMemset(out, 0, static_cast<size_t>(max_m) * n * (residual ? 4 : 2)), "out zero");
     for (int m : ms) {

@@ -19,6 +19,8 @@
 //
 // usage: laya_bench_gemm_pdl [--m 48] [--nk 3072x1024,1024x1024,5248x1024,1024x2624,1024x2624p2]
 //                            [--probe 1] [--top 6]     (NxKpS: the engine's partials form, S splits)
+#include "bench_common.h"
+
 #include <cublasLt.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -33,12 +35,9 @@
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
+using laya::bench::check;
+using laya::bench::config;
+using laya::bench::parse_ints;
 
 constexpr int kLayers = 28;    // weight copies: one per encoder layer
 constexpr int kLaunches = 24;  // GEMM launches per timed graph
@@ -76,23 +75,6 @@ __global__ void laya_probe_touch(const __nv_bfloat16* prev_out, __nv_bfloat16* n
   }
 }
 
-std::vector<int> parse_ints(const std::string& s, char sep) {
-  std::vector<int> v;
-  size_t at = 0;
-  while (at <= s.size()) {
-    const size_t end = std::min(s.find(sep, at), s.size());
-    if (end > at) v.push_back(std::atoi(s.substr(at, end - at).c_str()));
-    at = end + 1;
-  }
-  return v;
-}
-
-int config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
-  int32_t v = 0;  // some attributes are 16 bits wide
-  size_t written = 0;
-  cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof(v), &written);
-  return v;
-}
 template <class V>
 void set_config(cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr, V v) {
   cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &v, sizeof(v));
@@ -513,10 +495,7 @@ void report(const Shape& s, std::vector<Candidate>& all, int n_ids, int checked,
 
 int main(int argc, char** argv) {
   std::vector<int> ms{48};
-  struct Nk {
-    int n, k, splits;
-  };
-  std::vector<Nk> nks{{3072, 1024, 1}, {1024, 1024, 1}, {5248, 1024, 1}, {1024, 2624, 1}, {1024, 2624, 2}};
+  std::vector<laya::bench::GemmShape> nks{{3072, 1024, 1}, {1024, 1024, 1}, {5248, 1024, 1}, {1024, 2624, 1}, {1024, 2624, 2}};
   int top = 6;
   bool probe = false;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -524,15 +503,7 @@ int main(int argc, char** argv) {
     if (opt == "--m") {
       ms = parse_ints(val, ',');
     } else if (opt == "--nk") {
-      nks.clear();
-      for (size_t at = 0; at <= val.size();) {
-        const size_t end = std::min(val.find(',', at), val.size());
-        const std::string item = val.substr(at, end - at);
-        const size_t pp = item.find('p');  // NxKpS: the partials form with S splits
-        const auto p = parse_ints(item.substr(0, pp), 'x');
-        if (p.size() == 2) nks.push_back({p[0], p[1], pp == std::string::npos ? 1 : std::atoi(item.c_str() + pp + 1)});
-        at = end + 1;
-      }
+      nks = laya::bench::parse_shapes(val);
     } else if (opt == "--probe") {
       probe = std::atoi(val.c_str()) != 0;
     } else if (opt == "--top") {
@@ -554,18 +525,12 @@ int main(int argc, char** argv) {
     const int max_m = *std::max_element(ms.begin(), ms.end());
     s.n = n;
     s.k = k;
-    std::vector<__nv_bfloat16> host(static_cast<size_t>(std::max(n, max_m)) * k);
-    for (size_t i = 0; i < host.size(); ++i)
-      host[i] = __float2bfloat16(static_cast<float>((i * 2654435761u) % 97) / 97.f - 0.5f);
     s.w_bytes = static_cast<size_t>(n) * k * 2;
-    check(cudaMalloc(&s.w, s.w_bytes * kLayers), "weights");
-    for (int l = 0; l < kLayers; ++l)
-      check(cudaMemcpy(static_cast<char*>(s.w) + l * s.w_bytes, host.data(), s.w_bytes, cudaMemcpyHostToDevice), "copy");
+    s.w = laya::bench::pattern_copies(n, k, kLayers);
+    s.seed = laya::bench::pattern_copies(max_m, k, 1);  // the GEMM input the probes and chains write
     const size_t io = static_cast<size_t>(max_m) * std::max(n, k) * 4 * s.splits;
     check(cudaMalloc(&s.in, io), "in");
-    check(cudaMalloc(&s.seed, io), "seed");
     check(cudaMalloc(&s.out, io), "out");
-    check(cudaMemcpy(s.seed, host.data(), static_cast<size_t>(max_m) * k * 2, cudaMemcpyHostToDevice), "seed");
     for (int m : ms) {
       s.m = m;
       check(cudaMemcpy(s.in, s.seed, static_cast<size_t>(m) * k * 2, cudaMemcpyDeviceToDevice), "in");

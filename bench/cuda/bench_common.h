@@ -1,0 +1,82 @@
+// Helpers shared by the cuBLASLt benchmarks (laya_bench_gemm, laya_bench_gemm_pdl): exit on a
+// failed call, parse integer lists and GEMM shapes, read an algorithm's configuration attribute,
+// fill bf16 operands with a fixed pattern.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace laya::bench {
+
+inline void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+inline void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "%s: cuBLAS status %d\n", what, static_cast<int>(s));
+    std::exit(1);
+  }
+}
+
+inline std::vector<int> parse_ints(const std::string& s, char sep) {
+  std::vector<int> v;
+  size_t at = 0;
+  while (at <= s.size()) {
+    const size_t end = std::min(s.find(sep, at), s.size());
+    if (end > at) v.push_back(std::atoi(s.substr(at, end - at).c_str()));
+    at = end + 1;
+  }
+  return v;
+}
+
+// "NxK[pS],..." (S: K split into S partials, the engine's MLP-output form at small M; 1 without).
+struct GemmShape {
+  int n = 0, k = 0, splits = 1;
+};
+inline std::vector<GemmShape> parse_shapes(const std::string& s) {
+  std::vector<GemmShape> v;
+  for (size_t at = 0; at <= s.size();) {
+    const size_t end = std::min(s.find(',', at), s.size());
+    const std::string item = s.substr(at, end - at);
+    const size_t p = item.find('p');
+    const auto nk = parse_ints(item.substr(0, p), 'x');
+    if (nk.size() == 2) v.push_back({nk[0], nk[1], p == std::string::npos ? 1 : std::max(1, std::atoi(item.c_str() + p + 1))});
+    at = end + 1;
+  }
+  return v;
+}
+
+// A device buffer of `copies` copies of a rows x k bf16 matrix with a fixed pattern in [-0.5, 0.5)
+// (the benchmarks rotate over 28 weight copies, as the 28 encoder layers stream theirs from DRAM).
+inline void* pattern_copies(int rows, int k, int copies) {
+  std::vector<__nv_bfloat16> host(static_cast<size_t>(rows) * k);
+  for (size_t i = 0; i < host.size(); ++i)
+    host[i] = __float2bfloat16(static_cast<float>((i * 2654435761u) % 97) / 97.f - 0.5f);
+  const size_t bytes = host.size() * 2;
+  void* d = nullptr;
+  check(cudaMalloc(&d, bytes * static_cast<size_t>(copies)), "pattern buffer");
+  for (int c = 0; c < copies; ++c)
+    check(cudaMemcpy(static_cast<char*>(d) + c * bytes, host.data(), bytes, cudaMemcpyHostToDevice), "pattern copy");
+  return d;
+}
+
+// One configuration attribute of an algorithm (0 where unset; some attributes are 16 bits wide,
+// so the value starts at 0 rather than -1).
+inline int config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
+  int32_t v = 0;
+  size_t written = 0;
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof(v), &written);
+  return v;
+}
+
+}  // namespace laya::bench
