@@ -8,6 +8,7 @@
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/half16.cuh"
+#include "backends/cuda/tma.cuh"
 #include "backends/cuda/wgmma.cuh"
 
 namespace laya::cuda {
@@ -41,39 +42,17 @@ static_assert(kConsumers * 128 * (kConsumerRegs - 96) <= 128 * (96 - kProducerRe
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LAYA_GEGLU_GEMM_BODY 1
 
+using dev::mbar_arrive;
+using dev::mbar_expect_tx;
+using dev::mbar_init;
+using dev::mbar_wait;
 using dev::smem_u32;
 using dev::sw128_desc;
+using dev::tma_load;
 using dev::wgmma_commit;
 using dev::wgmma_fence;
 using dev::wgmma_wait;
 
-__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(smem_u32(bar)), "r"(parity)
-        : "memory");
-  } while (done == 0);
-}
-// One box of the tensor map (coordinates: k element, row) into shared memory, completing on bar.
-__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint64_t* bar, int k, int row) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
-          smem_u32(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(k), "r"(row)
-      : "memory");
-}
 // d[64] += A[64 x 16] . B[128 x 16]^T (m64n128k16, fp32 accumulators; scale_d 0 overwrites d). The
 // two 16-bit types differ only in the instruction's type suffix.
 #define LAYA_WGMMA_D64_REGS \
