@@ -8,7 +8,10 @@
 //   2. times, in a chain of 28 x (small own kernel -> GEMM) with plain edges, the heuristic's #0
 //      (what the engine ran), #0 with a 1x1x1 cluster (what it runs up to 64 rows, item 55) and the
 //      fastest enumerated configuration;
-//   3. with --probe 1 (item 54): whether a configuration waits on a programmatic (PDL) edge — a
+//   3. for the plain shapes the engine's small GEMM takes (small_gemm.cuh: an own kernel that waits),
+//      the same: its time alone, its output against cuBLASLt's, whether it waits, and the chain
+//      with plain and with programmatic edges (item 57);
+//   4. with --probe 1 (item 54): whether a configuration waits on a programmatic (PDL) edge — a
 //      kernel that triggers its dependents at once, spins 40 us, then writes the GEMM's input feeds
 //      the GEMM through a programmatic edge: a GEMM that waits computes on the written input (its
 //      plain-order output), one that does not reads the zeros that were there — for the heuristic's
@@ -20,8 +23,7 @@
 // usage: laya_bench_gemm_pdl [--m 48] [--nk 3072x1024,1024x1024,5248x1024,1024x2624,1024x2624p2]
 //                            [--probe 1] [--top 6]     (NxKpS: the engine's partials form, S splits)
 #include "bench_common.h"
-#include "backends/cuda/tma.cuh"
-#include "backends/cuda/wgmma.cuh"
+#include "backends/cuda/small_gemm.cuh"
 
 #include <cublasLt.h>
 #include <cuda.h>
@@ -433,143 +435,22 @@ void time_candidate(const Shape& s, Candidate& c) {
   if (t > 0) c.us = 1000.0 * t / kLaunches;
 }
 
-// ---- An own small-M GEMM that waits (the experiment of item 57) ----------------------------------
-// out[m, n] = in[m, k] . W[n, k]^T for m <= 64 (bf16, fp32 accumulation, one rounding): one CTA per
-// 32 output columns over the whole K, a producer thread streaming 64 x 64 A and 32 x 64 W boxes by
-// TMA (128-byte swizzle) through a 4-stage ring, one consumer warpgroup on wgmma.m64n32k16. PDL: the
-// producer requests the first stages' W boxes BEFORE griddepcontrol.wait (the weights do not depend
-// on the previous kernel), then waits and requests the A boxes; every thread waits before touching
-// global memory written or read by the previous kernel. A prototype for measurement, not used by
-// the engine.
-constexpr int kOwnBN = 32, kOwnBK = 64, kOwnStages = 4;
-constexpr int kOwnABytes = 64 * kOwnBK * 2, kOwnWBytes = kOwnBN * kOwnBK * 2;
-constexpr int kOwnStageBytes = kOwnABytes + kOwnWBytes;  // 12 KB: both boxes stay 1024-byte aligned
-constexpr int kOwnSmem = kOwnStages * kOwnStageBytes + 2 * kOwnStages * 8 + 1024;
-
-__global__ void __launch_bounds__(256, 1)
-    laya_probe_own_gemm(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map,
-                        __nv_bfloat16* out, int m, int n, int k) {
-#ifdef LAYA_HAS_WGMMA
-  using namespace laya::cuda::dev;
-  extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kOwnStages * kOwnStageBytes);
-  uint64_t* empty = full + kOwnStages;
-  const int k_tiles = k / kOwnBK, n0 = static_cast<int>(blockIdx.x) * kOwnBN;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kOwnStages; ++s) {
-      mbar_init(&full[s], 1);
-      mbar_init(&empty[s], 4);  // the consumer's four warps
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  __syncthreads();
-  if (threadIdx.x >= 128) {  // the producer warpgroup: one thread
-    if (threadIdx.x == 128) {
-      const int first = k_tiles < kOwnStages ? k_tiles : kOwnStages;
-      for (int i = 0; i < first; ++i) {
-        mbar_expect_tx(&full[i], kOwnStageBytes);
-        tma_load(smem + i * kOwnStageBytes + kOwnABytes, &w_map, &full[i], i * kOwnBK, n0);
-      }
-      asm volatile("griddepcontrol.wait;\n" ::: "memory");
-      asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-      for (int i = 0; i < first; ++i) tma_load(smem + i * kOwnStageBytes, &a_map, &full[i], i * kOwnBK, 0);
-      for (int i = first; i < k_tiles; ++i) {
-        const int s = i % kOwnStages;
-        mbar_wait(&empty[s], ((i / kOwnStages) - 1) & 1);
-        mbar_expect_tx(&full[s], kOwnStageBytes);
-        tma_load(smem + s * kOwnStageBytes + kOwnABytes, &w_map, &full[s], i * kOwnBK, n0);
-        tma_load(smem + s * kOwnStageBytes, &a_map, &full[s], i * kOwnBK, 0);
-      }
-    }
-    return;
-  }
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");  // out may still be read by the previous kernel
-  float d[16];
-#pragma unroll
-  for (int j = 0; j < 16; ++j) d[j] = 0.f;
-  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
-  for (int i = 0; i < k_tiles; ++i) {
-    const int s = i % kOwnStages;
-    mbar_wait(&full[s], (i / kOwnStages) & 1);
-    const unsigned char* a = smem + s * kOwnStageBytes;
-    const unsigned char* w = a + kOwnABytes;
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kOwnBK / 16; ++kk) {
-      const uint64_t da = sw128_desc(a + kk * 32), db = sw128_desc(w + kk * 32);
-      asm volatile(
-          "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
-          "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, %16, %17, 1, 1, 1, 0, 0;\n"
-          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-            "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-          : "l"(da), "l"(db));
-    }
-    wgmma_commit();
-    wgmma_wait<0>();
-    if (lane == 0) mbar_arrive(&empty[s]);
-  }
-#pragma unroll
-  for (int j = 0; j < 16; ++j) fence_reg(d[j]);
-  // Register 4i + 2h + e: row 16 warp + lane / 4 + 8h, column 8i + 2 (lane % 4) + e.
-  const int row = warp * 16 + (lane >> 2), col = n0 + 2 * (lane & 3);
-#pragma unroll
-  for (int i = 0; i < 4; ++i)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int r = row + 8 * h;
-      if (r < m)
-        *reinterpret_cast<__nv_bfloat162*>(out + static_cast<size_t>(r) * n + col + 8 * i) =
-            __floats2bfloat162_rn(d[4 * i + 2 * h], d[4 * i + 2 * h + 1]);
-    }
-#endif
-}
-
-// A [rows, k] bf16 row-major matrix as 64-element-wide TMA boxes of box_rows rows, 128-byte swizzle;
-// rows past the end read as zeros.
-CUtensorMap bf16_tensor_map(const void* base, int rows, int k, int box_rows) {
-  CUtensorMap map{};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kOwnBK), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t elem[2] = {1, 1};
-  if (cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box,
-                             elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
-    std::exit(1);
-  }
-  return map;
-}
-
-bool own_gemm_fits(const Shape& s) {
-  return s.splits == 1 && s.m <= 64 && s.n % kOwnBN == 0 && s.k % kOwnBK == 0;
-}
-
-// The own GEMM as the probes' launcher: layer l reads weight copy l % kLayers; the launch carries
-// the programmatic-serialization attribute, so a captured edge into it is programmatic when the
-// chain asks for it (make_programmatic) — and plain otherwise.
+// The engine's small GEMM (small_gemm.cuh, plain form) as the probes' launcher: layer l reads weight
+// copy l % kLayers. Its edges in the chains are made programmatic by make_programmatic, so the
+// launch attribute (LAYA_CUDA_PDL) is not needed here.
 auto own_gemm(const Shape& s) {
-  static const bool configured = [] {
-    check(cudaFuncSetAttribute(laya_probe_own_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, kOwnSmem), "smem");
+  return [&s](int layer) {
+    const auto* w = reinterpret_cast<const __nv_bfloat16*>(static_cast<const char*>(s.w) + (layer % kLayers) * s.w_bytes);
+    laya::cuda::launch_small_gemm(
+        laya::cuda::SmallGemmArgs<__nv_bfloat16>{static_cast<const __nv_bfloat16*>(s.in), w, s.out, s.m, s.n, s.k}, s.stream);
     return true;
-  }();
-  (void)configured;
-  std::vector<CUtensorMap> w_maps;
-  for (int l = 0; l < kLayers; ++l)
-    w_maps.push_back(bf16_tensor_map(static_cast<const char*>(s.w) + l * s.w_bytes, s.n, s.k, kOwnBN));
-  const CUtensorMap a_map = bf16_tensor_map(s.in, s.m, s.k, 64);
-  return [&s, w_maps, a_map](int layer) {
-    laya_probe_own_gemm<<<s.n / kOwnBN, 256, kOwnSmem, s.stream>>>(a_map, w_maps[static_cast<size_t>(layer % kLayers)],
-                                                                  static_cast<__nv_bfloat16*>(s.out), s.m, s.n, s.k);
-    return cudaPeekAtLastError() == cudaSuccess;
   };
 }
 
-// The own GEMM against the heuristic's cuBLASLt pick: its output, its time alone in a graph of
+// The engine's small GEMM against the heuristic's cuBLASLt pick: its output, its time alone in a graph of
 // kLaunches launches, whether it waits, and the chain with plain and programmatic edges.
 void report_own_gemm(const Shape& s, const Candidate& heur, double heur_chain_plain) {
-  if (!own_gemm_fits(s)) return;
+  if (s.splits != 1 || !laya::cuda::small_gemm_supported(s.m, s.n, s.k, laya::cuda::SmallGemmForm::plain)) return;
   auto own = own_gemm(s);
   check(cudaMemcpy(s.in, s.seed, static_cast<size_t>(s.m) * s.k * 2, cudaMemcpyDeviceToDevice), "in");
   s.gemm(heur, 0);

@@ -23,6 +23,7 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/geglu_gemm.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
+#include "backends/cuda/small_gemm.cuh"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/synth.h"
 #include "gpu_support.h"
@@ -379,6 +380,36 @@ TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
     expect_same(on, skinny->forward(b), "skinny replay");
   }
   std::printf("skinny parity (tiny):\n%s", report(st).c_str());
+  EXPECT_TRUE(st.all_ok);
+}
+
+// The encoder's GEMMs of buckets up to 64 tokens on the small GEMM that waits on PDL (sm_90a; an
+// experiment, off by default): close to the CPU engine and to the default (cuBLASLt) engine, graph
+// and eager bitwise identical. The A/B suite runs every test again with LAYA_CUDA_PDL=1 on top.
+TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
+  LAYA_REQUIRE_GPU();
+  if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
+  const char* var = "LAYA_CUDA_SMALL_GEMM_MAX_M";
+  auto plain = engine_with_env(var, "0"), small = engine_with_env(var, "64"), small_eager = engine_with_env(var, "64", "eager");
+  engine::BackendOptions co;
+  co.backend = "cpu";
+  auto cpu = cpu::make_cpu_backend(tiny(), co);
+  ParityStats st;
+  uint32_t seed = 200;
+  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{
+           {1, 1, 1}, {1, 48, 48}, {4, 10, 16}, {2, 30, 32}, {3, 15, 20}, {2, 60, 64}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
+    compare_request(*small, *cpu, b, st, "small gemm " + what);
+    const auto on = small->forward(b), off = plain->forward(b);
+    const auto d = test::compare(on.logits, off.logits);
+    EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": small gemm vs cuBLASLt logits nRMS " << d.nrms;
+    expect_same(on, small_eager->forward(b), "small gemm graph vs eager");
+    expect_same(on, small->forward(b), "small gemm replay");
+    std::printf("small gemm, %s: logits %s the cuBLASLt engine's\n", what.c_str(),
+                on.logits == off.logits && on.act_logits == off.act_logits ? "bitwise equal to" : "differ from");
+  }
+  std::printf("small gemm parity (tiny):\n%s", report(st).c_str());
   EXPECT_TRUE(st.all_ok);
 }
 

@@ -26,6 +26,7 @@
 #include "backends/cuda/norm.cuh"
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
+#include "backends/cuda/small_gemm.cuh"
 #include "backends/cuda/tile.h"
 #include "checkpoint/convert.h"
 #include "gpu_support.h"
@@ -756,6 +757,84 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
     for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &ref[i], 2) != 0;
     EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations";
   }
+}
+
+// The small-M GEMM that waits on PDL (sm_90a), in each form: against the fp32 reference rounded as
+// the cuBLASLt path rounds (plain: one rounding; partials: their in-order sum; geglu: the GEMM
+// rounded, then geglu as geglu_kernel), against the cuBLASLt path itself, deterministic, rows past m
+// untouched; dimensions it does not take are refused.
+TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
+  LAYA_REQUIRE_GPU();
+  if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
+  std::mt19937 rng(31);
+  Dev<uint8_t> ws(kGemmWorkspace);
+  Gemm gemm(ws.get(), kGemmWorkspace);
+  struct Case {
+    int32_t m, n, k;
+    SmallGemmForm form;
+    int32_t splits;
+  };
+  for (const Case c : {Case{48, 3072, 1024, SmallGemmForm::plain, 1}, Case{1, 32, 64, SmallGemmForm::plain, 1},
+                       Case{64, 1024, 1024, SmallGemmForm::plain, 1}, Case{17, 128, 640, SmallGemmForm::plain, 1},
+                       Case{48, 2624, 1024, SmallGemmForm::geglu, 1}, Case{5, 192, 128, SmallGemmForm::geglu, 1},
+                       Case{48, 1024, 2624, SmallGemmForm::partials, 2}, Case{33, 128, 192, SmallGemmForm::partials, 3}}) {
+    SCOPED_TRACE(testing::Message() << "M=" << c.m << " N=" << c.n << " K=" << c.k << " form " << static_cast<int>(c.form)
+                                    << " splits " << c.splits);
+    ASSERT_TRUE(small_gemm_supported(c.m, c.n, c.k, c.form, c.splits));
+    const bool geglu = c.form == SmallGemmForm::geglu, parts = c.form == SmallGemmForm::partials;
+    const int32_t w_rows = geglu ? 2 * c.n : c.n;
+    const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(c.m) * c.k));
+    const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(w_rows) * c.k, 0.05f));
+    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w));
+    const size_t out_elems = static_cast<size_t>(c.m) * c.n;
+    std::vector<float> prod(static_cast<size_t>(c.m) * w_rows), ref(out_elems);
+    cpu::linear(a.data(), c.m, c.k, w.data(), nullptr, w_rows, prod.data());
+    if (geglu)
+      cpu::geglu(round16<TypeParam>(prod).data(), c.m, c.n, ref.data());
+    else
+      ref = parts ? prod : round16<TypeParam>(prod);
+    // One row past m in every output slice, NaN-poisoned, must stay so.
+    auto run = [&]() {
+      std::vector<float> got(out_elems, 0.f);
+      if (parts) {
+        Dev<float> dout(static_cast<size_t>(c.splits) * (c.m + 1) * c.n);
+        dout.poison();
+        launch_small_gemm(SmallGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), c.m, c.n, c.k, c.form, c.splits}, nullptr);
+        const auto all = dout.down();
+        for (int32_t s = 0; s < c.splits; ++s) {
+          for (size_t i = 0; i < out_elems; ++i) got[i] += all[static_cast<size_t>(s) * c.m * c.n + i];
+          EXPECT_TRUE(std::isnan(all.back())) << "a row past M was written";
+        }
+      } else {
+        Dev<TypeParam> dout(static_cast<size_t>(c.m + 1) * c.n);
+        dout.poison();
+        launch_small_gemm(SmallGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), c.m, c.n, c.k, c.form}, nullptr);
+        const auto all = from16(dout.down());
+        for (size_t i = out_elems; i < all.size(); ++i) EXPECT_TRUE(std::isnan(all[i])) << "a row past M was written";
+        got.assign(all.begin(), all.begin() + static_cast<int64_t>(out_elems));
+      }
+      return got;
+    };
+    const auto got = run();
+    expect_close(got, ref, "small gemm vs reference");
+    EXPECT_EQ(got, run()) << "not deterministic";
+    if (!parts) {  // the cuBLASLt path (+ geglu_kernel)
+      Dev<TypeParam> dup(static_cast<size_t>(c.m) * w_rows), dg(out_elems);
+      gemm.run(GemmArgs<TypeParam>{da.get(), dw.get(), nullptr, dup.get(), c.m, w_rows, c.k, false}, nullptr);
+      if (geglu) launch_geglu(GegluParams<TypeParam>{dup.get(), dg.get(), c.m, c.n}, nullptr);
+      const auto lt = from16(geglu ? dg.down() : dup.down());
+      expect_close(got, lt, "small gemm vs cuBLASLt");
+      std::printf("  small gemm M=%d N=%d K=%d form %d: %s the cuBLASLt path\n", c.m, c.n, c.k, static_cast<int>(c.form),
+                  got == lt ? "bitwise equal to" : "close to (not bitwise equal)");
+    }
+  }
+  EXPECT_FALSE(small_gemm_supported(65, 32, 64, SmallGemmForm::plain));
+  EXPECT_FALSE(small_gemm_supported(8, 48, 64, SmallGemmForm::plain));
+  EXPECT_FALSE(small_gemm_supported(8, 32, 96, SmallGemmForm::plain));
+  EXPECT_FALSE(small_gemm_supported(8, 32, 128, SmallGemmForm::plain, 2));
+  EXPECT_FALSE(small_gemm_supported(8, 32, 128, SmallGemmForm::partials, 3));
+  Dev<TypeParam> x(64 * 128);
+  EXPECT_THROW(launch_small_gemm(SmallGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 65, 32, 64}, nullptr), Error);
 }
 
 TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {

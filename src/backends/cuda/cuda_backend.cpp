@@ -23,6 +23,7 @@
 #include "backends/cuda/precision.h"
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
+#include "backends/cuda/small_gemm.cuh"
 #include "backends/cuda/skinny_plan.h"
 #include "backends/cuda/staging.h"
 #include "backends/cuda/weights.h"
@@ -200,6 +201,7 @@ class CudaBackendImpl final : public CudaEngine {
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   std::unique_ptr<Gemm> gemm_;
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
+  int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
@@ -354,6 +356,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     // when asked for.
     skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
+    // Experiment (docs/benchmarks/cuda.md item 58): the encoder's GEMMs of small buckets on the
+    // kernel that waits on programmatic edges (each call checks that its dimensions fit).
+    small_gemm_max_m_ = std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", 0), 0, 64);
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
@@ -455,6 +460,10 @@ void CudaBackendImpl::check_usable() const {
 // same kernels (bitwise-identical results).
 template <class Elem>
 void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
+  if (g.m <= small_gemm_max_m_ && g.bias == nullptr && small_gemm_supported(g.m, g.n, g.k, SmallGemmForm::plain)) {
+    launch_small_gemm(SmallGemmArgs<Elem>{g.in, g.w, g.out, g.m, g.n, g.k}, s);
+    return;
+  }
   if constexpr (std::is_same_v<Elem, __nv_bfloat16>) {
     if (g.m <= skinny_max_m_) {
       launch_skinny_gemm({g.in, g.w, g.bias, g.out, g.m, g.n, g.k, g.relu, false}, s);
@@ -475,6 +484,10 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
       launch_skinny_gemm({in, w, nullptr, g, tokens, dims_.inter, dims_.d, false, true}, s);
       return;
     }
+  }
+  if (tokens <= small_gemm_max_m_ && small_gemm_supported(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
+    launch_small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
+    return;
   }
   if (geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_) {
     launch_geglu_gemm(GegluGemmArgs<Elem>{in, w, g, tokens, dims_.d, dims_.inter}, s);
@@ -592,6 +605,13 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a2.x = ws_.x;
     if (residual) {
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
+    } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
+               small_gemm_supported(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
+      launch_small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter,
+                                            SmallGemmForm::partials, kMlpOutSplits},
+                        s);
+      a2.add_parts = ws_.parts;
+      a2.parts = kMlpOutSplits;
     } else if (T <= partials_max_rows_ && T > skinny_max_m_) {
       gemm_->run_partials(g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, kMlpOutSplits, s);
       a2.add_parts = ws_.parts;

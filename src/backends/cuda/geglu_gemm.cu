@@ -271,49 +271,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-EncodeTiled encode_tiled() {
-  static const EncodeTiled fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();
-      return static_cast<EncodeTiled>(nullptr);
-    }
-    return reinterpret_cast<EncodeTiled>(p);
-  }();
-  return fn;
-}
-
-// A [rows, k] row-major 16-bit matrix as TMA boxes of box_rows x 64 elements, 128-byte swizzle;
-// rows past the end read as zeros.
-template <class T>
-CUtensorMap tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows) {
-  const EncodeTiled encode = encode_tiled();
-  LAYA_REQUIRE(encode != nullptr, ErrorKind::internal, "geglu_gemm: cuTensorMapEncodeTiled is not available");
-  CUtensorMap map{};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBK), box_rows};
-  const cuuint32_t elem[2] = {1, 1};
-  const CUtensorMapDataType type =
-      std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  const CUresult r = encode(&map, type, 2, const_cast<T*>(base), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  LAYA_REQUIRE(r == CUDA_SUCCESS, ErrorKind::internal, "geglu_gemm: cuTensorMapEncodeTiled failed ({})",
-               static_cast<int>(r));
-  return map;
-}
-
 }  // namespace
 
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && encode_tiled() != nullptr;
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && tma_encode_available();
   return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
@@ -330,8 +291,8 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
     return true;
   }();
   (void)configured;
-  const CUtensorMap a_map = tensor_map(a.in, a.m, a.k, kBM);
-  const CUtensorMap w_map = tensor_map(a.w, 2 * a.inter, a.k, kBN);
+  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM);
+  const CUtensorMap w_map = tma_tensor_map(a.w, 2 * a.inter, a.k, kBN);
   static const int sms = [] {
     int dev = 0, n = 0;
     LAYA_CUDA_CHECK(cudaGetDevice(&dev));

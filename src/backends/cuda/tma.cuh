@@ -1,12 +1,63 @@
 // Hopper TMA (cp.async.bulk.tensor) and mbarrier building blocks, shared by the fused GeGLU GEMM and
-// the small-M GEMM experiment of bench/cuda. Defined only where wgmma.cuh finds sm_90a (LAYA_HAS_WGMMA).
+// the small-M GEMM: host-side tensor maps of 16-bit matrices, and the device-side helpers (defined
+// only where wgmma.cuh finds sm_90a: LAYA_HAS_WGMMA).
 #pragma once
 
 #include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <type_traits>
 
+#include "backends/cuda/check.h"
 #include "backends/cuda/wgmma.cuh"
+
+namespace laya::cuda {
+
+using TmaEncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// The driver's cuTensorMapEncodeTiled (through the runtime, so the binary needs no libcuda link);
+// null where the driver lacks it.
+inline TmaEncodeTiled tma_encode_tiled() {
+  static const TmaEncodeTiled fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      return static_cast<TmaEncodeTiled>(nullptr);
+    }
+    return reinterpret_cast<TmaEncodeTiled>(p);
+  }();
+  return fn;
+}
+inline bool tma_encode_available() { return tma_encode_tiled() != nullptr; }
+
+// A [rows, k] row-major 16-bit matrix as TMA boxes of box_rows x 64 elements (one 128-byte swizzle
+// row), 128-byte swizzle; rows past the end read as zeros.
+template <class T>
+CUtensorMap tma_tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_rows) {
+  const TmaEncodeTiled encode = tma_encode_tiled();
+  LAYA_REQUIRE(encode != nullptr, ErrorKind::internal, "tma: cuTensorMapEncodeTiled is not available");
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
+  const cuuint32_t box[2] = {64, box_rows};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUtensorMapDataType type =
+      std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  const CUresult r = encode(&map, type, 2, const_cast<T*>(base), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  LAYA_REQUIRE(r == CUDA_SUCCESS, ErrorKind::internal, "tma: cuTensorMapEncodeTiled failed ({})", static_cast<int>(r));
+  return map;
+}
+
+}  // namespace laya::cuda
 
 #ifdef LAYA_HAS_WGMMA
 namespace laya::cuda::dev {

@@ -1,0 +1,48 @@
+// GEMMs of at most 64 rows that wait on a programmatic (PDL) edge (sm_90a: TMA + wgmma), for the
+// encoder of small buckets: out = in[m, k] . W[n, k]^T with fp32 accumulation, in three forms —
+//   plain:    out[m, n] in T (one rounding, as cuBLASLt's output);
+//   partials: K split into `splits` ranges of whole 64-wide k-tiles, out[s][m][n] in fp32 (the
+//             add+LN after the MLP output GEMM sums them in order, AddLnParams::add_parts);
+//   geglu:    W is Wi [2n, k] (act rows 0..n-1, mul rows n..2n-1) and out[m, n] =
+//             T(T(gelu(T(act))) * T(mul)), exactly as geglu_kernel computes it from the rounded GEMM.
+// Why: cuBLASLt's nvjet kernels do not execute griddepcontrol.wait, so an edge into them cannot be
+// programmatic, and the xmma kernels that do are 2.5-3.5x slower at 48 rows (docs/benchmarks/
+// cuda.md item 54). This kernel requests its first stages' weight boxes before
+// griddepcontrol.wait — the weights do not depend on the previous kernel — so with PDL
+// (LAYA_CUDA_PDL=1) its launch and weight fetch overlap the kernel before it (item 57).
+//
+// One CTA per 32 W rows (geglu: 16 act rows and their 16 mul rows) and K range; a producer thread
+// streams 64 x 64 A boxes and 32 x 64 W boxes by TMA (128-byte swizzle) through an 8-stage ring;
+// one consumer warpgroup runs wgmma.m64n32k16 over them in K order, one k-tile's MMAs in flight
+// while the next are issued. Deterministic; rows m..63 of the A boxes read as zeros.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+namespace laya::cuda {
+
+enum class SmallGemmForm { plain, partials, geglu };
+
+template <class T>
+struct SmallGemmArgs {
+  const T* in = nullptr;  // [m, k] row-major, 16-byte aligned
+  const T* w = nullptr;   // [n, k] row-major; geglu: [2 n, k]
+  void* out = nullptr;    // T [m, n]; partials: float [splits, m, n]
+  int32_t m = 0, n = 0, k = 0;
+  SmallGemmForm form = SmallGemmForm::plain;
+  int32_t splits = 1;  // partials only
+};
+
+// Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and
+// takes these dimensions: m <= 64, k a multiple of 64, n a multiple of 32 (geglu: 16), at most one
+// K range per 64-wide k-tile.
+bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1);
+
+template <class T>
+void launch_small_gemm(const SmallGemmArgs<T>& a, cudaStream_t stream);
+
+}  // namespace laya::cuda
