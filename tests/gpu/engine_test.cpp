@@ -383,9 +383,9 @@ TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
   EXPECT_TRUE(st.all_ok);
 }
 
-// The encoder's GEMMs of buckets up to 64 tokens on the small GEMM that waits on PDL (sm_90a; an
-// experiment, off by default): close to the CPU engine and to the default (cuBLASLt) engine, graph
-// and eager bitwise identical. The A/B suite runs every test again with LAYA_CUDA_PDL=1 on top.
+// The encoder's GEMMs of buckets up to 64 tokens on the small GEMM that waits, with PDL (sm_90a; the
+// default): close to the CPU engine and to the engine without it (cuBLASLt, no PDL), graph and
+// eager bitwise identical, replays too.
 TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
   LAYA_REQUIRE_GPU();
   if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";

@@ -9,21 +9,9 @@
 #include <utility>
 
 #include "backends/cuda/check.h"
+#include "backends/cuda/pdl.h"
 
 namespace laya::cuda {
-
-// Programmatic Dependent Launch (experiment, off unless LAYA_CUDA_PDL=1; read once): the engine's
-// own kernels are launched with programmatic stream serialization, so a kernel's launch overlaps
-// the end of the one before it. Every kernel starts with dev::pdl_prologue(), which waits until
-// the previous grid has completed and its memory is visible BEFORE touching any memory (so the
-// results are those of plain stream order) and only then lets the next kernel launch.
-inline bool pdl_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("LAYA_CUDA_PDL");
-    return v != nullptr && v[0] == '1';
-  }();
-  return on;
-}
 
 template <typename... Params, typename... Args>
 void launch_kernel_smem(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,

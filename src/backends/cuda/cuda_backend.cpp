@@ -20,6 +20,7 @@
 #include "backends/cuda/graph_cache.h"
 #include "backends/cuda/heads.cuh"
 #include "backends/cuda/norm.cuh"
+#include "backends/cuda/pdl.h"
 #include "backends/cuda/precision.h"
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
@@ -44,6 +45,13 @@ constexpr int32_t kTuneFromRows = 4096;
 // (see gemm.h); LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_MAX_M overrides it (0: never). Measured on the
 // H200 (docs/benchmarks/cuda.md item 55): 0.2-0.4 us less a GEMM at 48 and 64 rows, mixed at 128.
 constexpr int32_t kSingleCtaClusterMaxRows = 64;
+// Buckets of at most this many tokens run the encoder's GEMMs on small_gemm (sm_90a), which waits
+// on programmatic edges, with PDL for all of the engine's kernels (PdlScope): every boundary of
+// their encoder layers is programmatic and GeGLU runs in the MLP input GEMM's epilogue. Measured
+// on the H200 (docs/benchmarks/cuda.md item 58): 1x48 1.012 -> 0.871 ms, 2x32 -0.14, 1x64 -0.15;
+// the small GEMM without PDL +0.016, PDL without it +0.017. LAYA_CUDA_SMALL_GEMM_MAX_M overrides
+// it (0: never; at most 64).
+constexpr int32_t kSmallGemmMaxRows = 64;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
 // fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
@@ -356,9 +364,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     // when asked for.
     skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
-    // Experiment (docs/benchmarks/cuda.md item 58): the encoder's GEMMs of small buckets on the
-    // kernel that waits on programmatic edges (each call checks that its dimensions fit).
-    small_gemm_max_m_ = std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", 0), 0, 64);
+    small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
+                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 64)
+                            : 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
@@ -376,11 +384,12 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows, skinny GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
+      "MLP-out partials up to {} rows, skinny GEMM {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
       "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
+      small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL", small_gemm_max_m_) : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
@@ -460,21 +469,22 @@ void CudaBackendImpl::check_usable() const {
 // same kernels (bitwise-identical results).
 template <class Elem>
 void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
-  if (g.m <= small_gemm_max_m_ && g.bias == nullptr && small_gemm_supported(g.m, g.n, g.k, SmallGemmForm::plain)) {
-    launch_small_gemm(SmallGemmArgs<Elem>{g.in, g.w, g.out, g.m, g.n, g.k}, s);
-    return;
-  }
   if constexpr (std::is_same_v<Elem, __nv_bfloat16>) {
-    if (g.m <= skinny_max_m_) {
+    if (g.m <= skinny_max_m_) {  // the skinny experiment, when asked for, before the small GEMM
       launch_skinny_gemm({g.in, g.w, g.bias, g.out, g.m, g.n, g.k, g.relu, false}, s);
       return;
     }
   }
+  if (g.m <= small_gemm_max_m_ && g.bias == nullptr && small_gemm_supported(g.m, g.n, g.k, SmallGemmForm::plain)) {
+    launch_small_gemm(SmallGemmArgs<Elem>{g.in, g.w, g.out, g.m, g.n, g.k}, s);
+    return;
+  }
   gemm_->run(g, s);
 }
 
-// ws_.g = GeGLU(in . Wi^T): one skinny kernel for small buckets, else the cuBLASLt GEMM into
-// ws_.up and geglu_kernel.
+// ws_.g = GeGLU(in . Wi^T): small buckets one small_gemm kernel with GeGLU in its epilogue (or the
+// skinny experiment's), large ones the fused GeGLU GEMM, else the cuBLASLt GEMM into ws_.up and
+// geglu_kernel.
 template <class Elem>
 void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s) {
   Elem* up = static_cast<Elem*>(ws_.up);
@@ -509,6 +519,7 @@ template <class Elem>
 void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
   const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
   cudaStream_t s = stream_;
+  const PdlScope pdl(T <= small_gemm_max_m_);  // the encoder's GEMMs wait: chain every own kernel
   const int32_t* ids = ws_.in + l.ids;
   const int32_t* pos = ws_.in + l.pos;
   const int32_t* tok_row = ws_.in + l.tok_row;
@@ -605,7 +616,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a2.x = ws_.x;
     if (residual) {
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
-    } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
+    } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
                small_gemm_supported(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
       launch_small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter,
                                             SmallGemmForm::partials, kMlpOutSplits},
