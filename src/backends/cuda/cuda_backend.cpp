@@ -24,8 +24,8 @@
 #include "backends/cuda/precision.h"
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
-#include "backends/cuda/small_gemm.cuh"
 #include "backends/cuda/skinny_plan.h"
+#include "backends/cuda/small_gemm.cuh"
 #include "backends/cuda/staging.h"
 #include "backends/cuda/weights.h"
 
@@ -519,7 +519,9 @@ template <class Elem>
 void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
   const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
   cudaStream_t s = stream_;
-  const PdlScope pdl(T <= small_gemm_max_m_);  // the encoder's GEMMs wait: chain every own kernel
+  // The encoder's GEMMs of this bucket wait on programmatic edges: chain every own kernel (the
+  // decision layers' cuBLASLt kernels are launched without the attribute: plain edges into them).
+  const PdlScope pdl(T <= small_gemm_max_m_);
   const int32_t* ids = ws_.in + l.ids;
   const int32_t* pos = ws_.in + l.pos;
   const int32_t* tok_row = ws_.in + l.tok_row;

@@ -11,8 +11,8 @@ namespace laya::cuda {
 // with dev::pdl_prologue(), which waits until the previous grid has completed and its memory is
 // visible BEFORE touching any memory (so the results are those of plain stream order) and only
 // then lets the next kernel launch. On for the launches inside a PdlScope (the engine opens one for
-// the buckets whose GEMMs all wait, small_gemm.cuh: only there does it pay, docs/benchmarks/cuda.md
-// item 58), or for every launch with LAYA_CUDA_PDL=1 (experiment; read once).
+// the buckets whose encoder GEMMs wait too, small_gemm.cuh: only there does it pay,
+// docs/benchmarks/cuda.md item 58), or for every launch with LAYA_CUDA_PDL=1 (experiment; read once).
 inline bool pdl_from_env() {
   static const bool on = [] {
     const char* v = std::getenv("LAYA_CUDA_PDL");
