@@ -52,12 +52,6 @@ constexpr int32_t kSingleCtaClusterMaxRows = 64;
 // the small GEMM without PDL +0.016, PDL without it +0.017. LAYA_CUDA_SMALL_GEMM_MAX_M overrides
 // it (0: never; at most 64).
 constexpr int32_t kSmallGemmMaxRows = 64;
-// In those buckets the two output GEMMs (attention output, MLP output) write this many fp32
-// partials — ranges of 64-wide k-tiles, more CTAs each with a shorter K loop — that the add+LN after
-// them sums (AddLnParams::add_parts). LAYA_CUDA_SMALL_GEMM_SPLITS overrides it (1..8; 0: the
-// attention output GEMM whole, the MLP output GEMM in kMlpOutSplits). Measured: item 59.
-constexpr int32_t kSmallGemmSplits = 4;
-constexpr int32_t kMaxSmallGemmSplits = 8;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
 // fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
@@ -105,7 +99,7 @@ struct Workspace {
   float *x = nullptr, *h = nullptr;
   void *y = nullptr, *qkv = nullptr, *att = nullptr, *proj = nullptr, *up = nullptr, *g = nullptr;
   void *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
-  float* parts = nullptr;  // [splits, rows, d]: split-K partials (cuBLASLt's or small_gemm's)
+  float* parts = nullptr;  // [kMlpOutSplits, partials_max_rows, d]: split-K partials
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
@@ -216,7 +210,6 @@ class CudaBackendImpl final : public CudaEngine {
   std::unique_ptr<Gemm> gemm_;
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
-  int32_t small_gemm_splits_ = 0;  // their output GEMMs' partials (0: see kSmallGemmSplits)
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
@@ -333,8 +326,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.act), S * dims_.n_act * 2},
       {reinterpret_cast<void**>(&ws_.in), max_l.bytes()},
       {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
-      {reinterpret_cast<void**>(&ws_.parts),
-       int64_t{std::max(kMlpOutSplits, kMaxSmallGemmSplits)} * std::max(partials_max_rows_, kSmallGemmMaxRows) * d * 4},
+      {reinterpret_cast<void**>(&ws_.parts), int64_t{kMlpOutSplits} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
   };
   int64_t ws_bytes = 0;
@@ -375,8 +367,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 64)
                             : 0;
-    small_gemm_splits_ = std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_SPLITS", kSmallGemmSplits), 0,
-                                             kMaxSmallGemmSplits);
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
@@ -607,17 +597,10 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     // (or split-K partials) that the add+LN after them adds.
     const bool residual = residual_from_ > 0 && T >= residual_from_;
     float* scratch = reinterpret_cast<float*>(ws_.up);  // free here: holds no live data
-    const int32_t mlp_out_small_splits = small_gemm_splits_ > 0 ? small_gemm_splits_ : kMlpOutSplits;
     AddLnParams<Elem> a;
     a.x = ws_.x;
     if (residual) {
       gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
-    } else if (T <= small_gemm_max_m_ && small_gemm_splits_ > 0 &&
-               small_gemm_supported(T, d, d, SmallGemmForm::partials, small_gemm_splits_)) {
-      launch_small_gemm(
-          SmallGemmArgs<Elem>{att_, as<Elem>(lw.wo), ws_.parts, T, d, d, SmallGemmForm::partials, small_gemm_splits_}, s);
-      a.add_parts = ws_.parts;
-      a.parts = small_gemm_splits_;
     } else {
       linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
       a.add = proj_;
@@ -635,13 +618,13 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a2.x = ws_.x;
     if (residual) {
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
-    } else if (T <= small_gemm_max_m_ && T > skinny_max_m_ &&
-               small_gemm_supported(T, d, dims_.inter, SmallGemmForm::partials, mlp_out_small_splits)) {
+    } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
+               small_gemm_supported(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
       launch_small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter,
-                                            SmallGemmForm::partials, mlp_out_small_splits},
+                                            SmallGemmForm::partials, kMlpOutSplits},
                         s);
       a2.add_parts = ws_.parts;
-      a2.parts = mlp_out_small_splits;
+      a2.parts = kMlpOutSplits;
     } else if (T <= partials_max_rows_ && T > skinny_max_m_) {
       gemm_->run_partials(g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, kMlpOutSplits, s);
       a2.add_parts = ws_.parts;
