@@ -140,8 +140,7 @@ void make_programmatic(cudaGraph_t g, bool only_from_probe) {
 
 struct Candidate {
   cublasLtMatmulAlgo_t algo{};
-  size_t ws = 0;
-  int id = 0, tile = 0, stages = 0, splitk = 0, redu = 0, inner = 0, cluster = 0;
+  int id = 0, tile = 0, stages = 0, splitk = 0, redu = 0;
   double us = 0;
   std::string kernels;
   int waits = -1;  // 1 yes, 0 no, -1 not probed

@@ -1,6 +1,5 @@
 #include "backends/cuda/small_gemm.cuh"
 
-#include <algorithm>
 #include <type_traits>
 
 #include "backends/cuda/check.h"
