@@ -760,9 +760,10 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
 }
 
 // The small-M GEMM that waits on PDL (sm_90a), in each form: against the fp32 reference rounded as
-// the cuBLASLt path rounds (plain: one rounding; partials: their in-order sum; geglu: the GEMM
-// rounded, then geglu as geglu_kernel), against the cuBLASLt path itself, deterministic, rows past m
-// untouched; dimensions it does not take are refused.
+// the cuBLASLt path rounds (plain: one rounding, after the bias and ReLU if any; partials: their
+// in-order sum; geglu: the GEMM rounded, then geglu as geglu_kernel), against the cuBLASLt path
+// itself, deterministic, rows past m untouched; with A shared by clusters of 2 and 4 CTAs bitwise
+// equal to without; dimensions and arguments it does not take are refused.
 TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   LAYA_REQUIRE_GPU();
   if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
@@ -773,33 +774,43 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
     int32_t m, n, k;
     SmallGemmForm form;
     int32_t splits;
+    bool bias, relu;
   };
-  for (const Case c : {Case{48, 3072, 1024, SmallGemmForm::plain, 1}, Case{1, 32, 64, SmallGemmForm::plain, 1},
-                       Case{64, 1024, 1024, SmallGemmForm::plain, 1}, Case{17, 128, 640, SmallGemmForm::plain, 1},
-                       Case{48, 2624, 1024, SmallGemmForm::geglu, 1}, Case{5, 192, 128, SmallGemmForm::geglu, 1},
-                       Case{48, 1024, 2624, SmallGemmForm::partials, 2}, Case{33, 128, 192, SmallGemmForm::partials, 3}}) {
+  const auto plain = SmallGemmForm::plain, geglu_form = SmallGemmForm::geglu, partials = SmallGemmForm::partials;
+  for (const Case c : {Case{48, 3072, 1024, plain, 1, false, false}, Case{1, 32, 64, plain, 1, false, false},
+                       Case{64, 1024, 1024, plain, 1, false, false}, Case{17, 128, 640, plain, 1, false, false},
+                       Case{48, 3072, 1024, plain, 1, true, false}, Case{48, 4096, 1024, plain, 1, true, true},
+                       Case{3, 1024, 4096, plain, 1, true, false}, Case{33, 96, 128, plain, 1, true, true},
+                       Case{48, 2624, 1024, geglu_form, 1, false, false}, Case{5, 192, 128, geglu_form, 1, false, false},
+                       Case{48, 1024, 2624, partials, 2, false, false}, Case{33, 128, 192, partials, 3, false, false}}) {
     SCOPED_TRACE(testing::Message() << "M=" << c.m << " N=" << c.n << " K=" << c.k << " form " << static_cast<int>(c.form)
-                                    << " splits " << c.splits);
+                                    << " splits " << c.splits << " bias " << c.bias << " relu " << c.relu);
     ASSERT_TRUE(small_gemm_supported(c.m, c.n, c.k, c.form, c.splits));
-    const bool geglu = c.form == SmallGemmForm::geglu, parts = c.form == SmallGemmForm::partials;
+    const bool geglu = c.form == geglu_form, parts = c.form == partials;
     const int32_t w_rows = geglu ? 2 * c.n : c.n;
     const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(c.m) * c.k));
     const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(w_rows) * c.k, 0.05f));
-    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w));
+    const auto bias = round16<TypeParam>(randn(rng, static_cast<size_t>(c.n), 0.5f));
+    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w)), dbias(to16<TypeParam>(bias));
+    const TypeParam* bias_ptr = c.bias ? dbias.get() : nullptr;
     const size_t out_elems = static_cast<size_t>(c.m) * c.n;
     std::vector<float> prod(static_cast<size_t>(c.m) * w_rows), ref(out_elems);
-    cpu::linear(a.data(), c.m, c.k, w.data(), nullptr, w_rows, prod.data());
+    cpu::linear(a.data(), c.m, c.k, w.data(), c.bias ? bias.data() : nullptr, w_rows, prod.data());
+    if (c.relu)
+      for (float& v : prod) v = std::max(v, 0.f);
     if (geglu)
       cpu::geglu(round16<TypeParam>(prod).data(), c.m, c.n, ref.data());
     else
       ref = parts ? prod : round16<TypeParam>(prod);
     // One row past m in every output slice, NaN-poisoned, must stay so.
-    auto run = [&]() {
+    auto run = [&](int32_t cluster) {
+      SmallGemmArgs<TypeParam> args{da.get(), dw.get(), nullptr, c.m, c.n, c.k, c.form, c.splits, bias_ptr, c.relu, cluster};
       std::vector<float> got(out_elems, 0.f);
       if (parts) {
         Dev<float> dout(static_cast<size_t>(c.splits) * (c.m + 1) * c.n);
         dout.poison();
-        launch_small_gemm(SmallGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), c.m, c.n, c.k, c.form, c.splits}, nullptr);
+        args.out = dout.get();
+        launch_small_gemm(args, nullptr);
         const auto all = dout.down();
         for (int32_t s = 0; s < c.splits; ++s) {
           for (size_t i = 0; i < out_elems; ++i) got[i] += all[static_cast<size_t>(s) * c.m * c.n + i];
@@ -808,23 +819,30 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
       } else {
         Dev<TypeParam> dout(static_cast<size_t>(c.m + 1) * c.n);
         dout.poison();
-        launch_small_gemm(SmallGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), c.m, c.n, c.k, c.form}, nullptr);
+        args.out = dout.get();
+        launch_small_gemm(args, nullptr);
         const auto all = from16(dout.down());
         for (size_t i = out_elems; i < all.size(); ++i) EXPECT_TRUE(std::isnan(all[i])) << "a row past M was written";
         got.assign(all.begin(), all.begin() + static_cast<int64_t>(out_elems));
       }
       return got;
     };
-    const auto got = run();
+    const auto got = run(1);
     expect_close(got, ref, "small gemm vs reference");
-    EXPECT_EQ(got, run()) << "not deterministic";
+    EXPECT_EQ(got, run(1)) << "not deterministic";
+    for (int32_t cluster : {2, 4}) {
+      const auto shared = run(cluster);
+      EXPECT_TRUE(std::memcmp(shared.data(), got.data(), got.size() * sizeof(float)) == 0)
+          << "A shared by " << cluster << " CTAs: not bitwise equal to unshared";
+    }
     if (!parts) {  // the cuBLASLt path (+ geglu_kernel)
       Dev<TypeParam> dup(static_cast<size_t>(c.m) * w_rows), dg(out_elems);
-      gemm.run(GemmArgs<TypeParam>{da.get(), dw.get(), nullptr, dup.get(), c.m, w_rows, c.k, false}, nullptr);
+      gemm.run(GemmArgs<TypeParam>{da.get(), dw.get(), bias_ptr, dup.get(), c.m, w_rows, c.k, c.relu}, nullptr);
       if (geglu) launch_geglu(GegluParams<TypeParam>{dup.get(), dg.get(), c.m, c.n}, nullptr);
       const auto lt = from16(geglu ? dg.down() : dup.down());
       expect_close(got, lt, "small gemm vs cuBLASLt");
-      std::printf("  small gemm M=%d N=%d K=%d form %d: %s the cuBLASLt path\n", c.m, c.n, c.k, static_cast<int>(c.form),
+      std::printf("  small gemm M=%d N=%d K=%d form %d%s%s: %s the cuBLASLt path\n", c.m, c.n, c.k,
+                  static_cast<int>(c.form), c.bias ? " +bias" : "", c.relu ? " relu" : "",
                   got == lt ? "bitwise equal to" : "close to (not bitwise equal)");
     }
   }
@@ -835,6 +853,12 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   EXPECT_FALSE(small_gemm_supported(8, 32, 128, SmallGemmForm::partials, 3));
   Dev<TypeParam> x(64 * 128);
   EXPECT_THROW(launch_small_gemm(SmallGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 65, 32, 64}, nullptr), Error);
+  SmallGemmArgs<TypeParam> bad{x.get(), x.get(), x.get(), 8, 32, 64, SmallGemmForm::geglu};
+  bad.bias = x.get();
+  EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "a bias in the geglu form";
+  bad = SmallGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 8, 32, 64};
+  bad.relu = true;
+  EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "ReLU without a bias";
 }
 
 TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {

@@ -52,6 +52,11 @@ constexpr int32_t kSingleCtaClusterMaxRows = 64;
 // the small GEMM without PDL +0.016, PDL without it +0.017. LAYA_CUDA_SMALL_GEMM_MAX_M overrides
 // it (0: never; at most 64).
 constexpr int32_t kSmallGemmMaxRows = 64;
+// In those buckets the small GEMM also runs the GEMMs with a bias (the decision layers', the
+// scorer's: BIAS / RELU_BIAS epilogues; LAYA_CUDA_SMALL_GEMM_BIAS=0: cuBLASLt), and the CTAs of
+// kSmallGemmCluster neighbours share their A boxes by TMA multicast (LAYA_CUDA_SMALL_GEMM_CLUSTER:
+// 1, 2 or 4). Measured on the H200: docs/benchmarks/cuda.md item 60.
+constexpr int32_t kSmallGemmCluster = 2;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
 // fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
@@ -210,6 +215,8 @@ class CudaBackendImpl final : public CudaEngine {
   std::unique_ptr<Gemm> gemm_;
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
+  bool small_gemm_bias_ = true;    // and those with a bias, where PDL chains them (small buckets)
+  int32_t small_gemm_cluster_ = 1;  // SmallGemmArgs::cluster
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
@@ -367,6 +374,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 64)
                             : 0;
+    small_gemm_bias_ = env_int("LAYA_CUDA_SMALL_GEMM_BIAS", 1) != 0;
+    small_gemm_cluster_ = std::clamp(env_int("LAYA_CUDA_SMALL_GEMM_CLUSTER", kSmallGemmCluster), 1, 4);
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
@@ -389,7 +398,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
-      small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL", small_gemm_max_m_) : std::string("off"),
+      small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}, A shared by {} CTAs", small_gemm_max_m_,
+                                          small_gemm_bias_ ? ", bias GEMMs too" : "", small_gemm_cluster_)
+                            : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
@@ -475,8 +486,15 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
       return;
     }
   }
-  if (g.m <= small_gemm_max_m_ && g.bias == nullptr && small_gemm_supported(g.m, g.n, g.k, SmallGemmForm::plain)) {
-    launch_small_gemm(SmallGemmArgs<Elem>{g.in, g.w, g.out, g.m, g.n, g.k}, s);
+  // The encoder's GEMMs of small buckets (m = the bucket's tokens) and, where PDL chains them (small
+  // buckets' PdlScope), the GEMMs with a bias over as few rows.
+  const bool small = g.m <= small_gemm_max_m_ && (g.bias == nullptr || (small_gemm_bias_ && pdl_enabled()));
+  if (small && small_gemm_supported(g.m, g.n, g.k, SmallGemmForm::plain)) {
+    SmallGemmArgs<Elem> a{g.in, g.w, g.out, g.m, g.n, g.k};
+    a.bias = g.bias;
+    a.relu = g.relu;
+    a.cluster = small_gemm_cluster_;
+    launch_small_gemm(a, s);
     return;
   }
   gemm_->run(g, s);
@@ -496,7 +514,9 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
     }
   }
   if (tokens <= small_gemm_max_m_ && small_gemm_supported(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
-    launch_small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
+    SmallGemmArgs<Elem> a{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu};
+    a.cluster = small_gemm_cluster_;
+    launch_small_gemm(a, s);
     return;
   }
   if (geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_) {
@@ -519,8 +539,8 @@ template <class Elem>
 void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
   const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
   cudaStream_t s = stream_;
-  // The encoder's GEMMs of this bucket wait on programmatic edges: chain every own kernel (the
-  // decision layers' cuBLASLt kernels are launched without the attribute: plain edges into them).
+  // This bucket's GEMMs wait on programmatic edges (small_gemm, `linear`): chain every own kernel
+  // (cuBLASLt's kernels, where any remain, are launched without the attribute: plain edges).
   const PdlScope pdl(T <= small_gemm_max_m_);
   const int32_t* ids = ws_.in + l.ids;
   const int32_t* pos = ws_.in + l.pos;
@@ -620,9 +640,9 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
     } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
                small_gemm_supported(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
-      launch_small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter,
-                                            SmallGemmForm::partials, kMlpOutSplits},
-                        s);
+      SmallGemmArgs<Elem> sg{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits};
+      sg.cluster = small_gemm_cluster_;
+      launch_small_gemm(sg, s);
       a2.add_parts = ws_.parts;
       a2.parts = kMlpOutSplits;
     } else if (T <= partials_max_rows_ && T > skinny_max_m_) {

@@ -29,6 +29,7 @@ using dev::mbar_init;
 using dev::mbar_wait;
 using dev::sw128_desc;
 using dev::tma_load;
+using dev::tma_load_multicast;
 
 // d[16] += A[64 x 16] . B[32 x 16]^T (m64n32k16, both K-major by descriptor; fp32 accumulators).
 template <class T>
@@ -49,10 +50,12 @@ __device__ __forceinline__ void wgmma_m64n32k16(float (&d)[16], uint64_t da, uin
 #endif
 
 // blockIdx.x: the CTA's 32 W rows (geglu: 16 outputs); blockIdx.y: its K range (partials).
+// `cluster` CTAs along x share the A boxes (small_gemm.cuh): CTA rank r loads rows
+// [r, r + 1) * 64 / cluster of each box into every CTA of the cluster.
 template <class T, SmallGemmForm kForm>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, void* out,
-                      int m, int n, int k_tiles, int splits) {
+                      const T* bias, int relu, int m, int n, int k_tiles, int splits, int cluster) {
 #ifdef LAYA_HAS_WGMMA
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -62,14 +65,22 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int split = static_cast<int>(blockIdx.y);
   const int kt0 = split * k_tiles / splits, kt1 = (split + 1) * k_tiles / splits, tiles = kt1 - kt0;
   const int col0 = static_cast<int>(blockIdx.x) * (kForm == SmallGemmForm::geglu ? kBN / 2 : kBN);
+  // The A slices: those that start below m are loaded (the rest would be all zeros).
+  const bool shared_a = cluster > 1;
+  const int rank = shared_a ? static_cast<int>(dev::cluster_ctarank()) : 0;
+  const int slice_rows = kBM / cluster, slices = (m + slice_rows - 1) / slice_rows;
+  const uint32_t stage_bytes = static_cast<uint32_t>(slices * slice_rows * kBK * 2 + kWBytes);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(&full[s], 1);   // the producer's expect_tx arrival; the bytes complete it
-      mbar_init(&empty[s], 4);  // one arrival per consumer warp
+      mbar_init(&full[s], 1);             // the producer's expect_tx arrival; the bytes complete it
+      mbar_init(&empty[s], 4 * cluster);  // one arrival per consumer warp of every CTA that writes the stage
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
+  // The peers' barriers must be initialised before anything lands in them: arrive now, wait just
+  // before the first remote operation (the weight boxes below are local).
+  if (shared_a) dev::cluster_arrive();
   if (threadIdx.x >= 128) {  // the producer warpgroup: one thread issues the loads
     if (threadIdx.x == 128) {
       auto load_w = [&](int i, int s) {
@@ -82,29 +93,49 @@ __global__ void __launch_bounds__(kThreads, 1)
           tma_load(dst, &w_map, &full[s], kc, col0);
         }
       };
+      auto load_a = [&](int i, int s) {
+        if (!shared_a) {
+          tma_load(smem + s * kStageBytes, &a_map, &full[s], (kt0 + i) * kBK, 0);
+        } else if (rank < slices) {
+          tma_load_multicast(smem + s * kStageBytes + rank * slice_rows * kBK * 2, &a_map, &full[s], (kt0 + i) * kBK,
+                             rank * slice_rows, static_cast<uint16_t>((1u << cluster) - 1));
+        }
+      };
       const int first = tiles < kStages ? tiles : kStages;
       for (int i = 0; i < first; ++i) {  // the weights do not depend on the previous kernel
-        mbar_expect_tx(&full[i], kStageBytes);
+        mbar_expect_tx(&full[i], stage_bytes);
         load_w(i, i);
       }
       dev::pdl_prologue();  // the activations do
-      for (int i = 0; i < first; ++i) tma_load(smem + i * kStageBytes, &a_map, &full[i], (kt0 + i) * kBK, 0);
+      if (shared_a) dev::cluster_wait();
+      for (int i = 0; i < first; ++i) load_a(i, i);
       for (int i = first; i < tiles; ++i) {
         const int s = i % kStages;
         mbar_wait(&empty[s], ((i / kStages) - 1) & 1);
-        mbar_expect_tx(&full[s], kStageBytes);
+        mbar_expect_tx(&full[s], stage_bytes);
         load_w(i, s);
-        tma_load(smem + s * kStageBytes, &a_map, &full[s], (kt0 + i) * kBK, 0);
+        load_a(i, s);
       }
     }
     return;
   }
   // The consumers write `out`, which the previous kernel may still read.
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  if (shared_a) dev::cluster_wait();
   float d[16];
 #pragma unroll
   for (int j = 0; j < 16; ++j) d[j] = 0.f;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+  // Gives stage s back to every producer that refills it. Only stages that are refilled are given
+  // back, so no arrival reaches a peer CTA that may have finished.
+  auto release = [&](int i) {
+    if (i + kStages >= tiles || lane != 0) return;
+    if (!shared_a) {
+      mbar_arrive(&empty[i % kStages]);
+    } else {
+      for (int c = 0; c < cluster; ++c) dev::mbar_arrive_cluster(&empty[i % kStages], static_cast<uint32_t>(c));
+    }
+  };
   for (int i = 0; i < tiles; ++i) {
     const int s = i % kStages;
     mbar_wait(&full[s], (i / kStages) & 1);
@@ -113,14 +144,23 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int kk = 0; kk < kBK / 16; ++kk) wgmma_m64n32k16<T>(d, sw128_desc(a + kk * 32), sw128_desc(a + kABytes + kk * 32));
     dev::wgmma_commit();
-    dev::wgmma_wait<1>();  // the previous k-tile's MMAs are done: its stage goes back to the producer
-    if (i > 0 && lane == 0) mbar_arrive(&empty[(i - 1) % kStages]);
+    dev::wgmma_wait<1>();  // the previous k-tile's MMAs are done: its stage goes back to the producers
+    if (i > 0) release(i - 1);
   }
   dev::wgmma_wait<0>();
 #pragma unroll
   for (int j = 0; j < 16; ++j) dev::fence_reg(d[j]);
   // Register 4c + 2h + e: row 16 warp + lane / 4 + 8h, column 8c + 2 (lane % 4) + e of the tile.
   const int row = warp * 16 + (lane >> 2), col = 2 * (lane & 3);
+  float b[8] = {};  // plain form: the bias of this thread's 8 columns
+  if constexpr (kForm == SmallGemmForm::plain) {
+    if (bias != nullptr) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) b[2 * c + e] = static_cast<float>(bias[col0 + 8 * c + col + e]);
+    }
+  }
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int r = row + 8 * h;
@@ -144,9 +184,17 @@ __global__ void __launch_bounds__(kThreads, 1)
                                    col) = make_float2(d[4 * c + 2 * h], d[4 * c + 2 * h + 1]);
     } else {
 #pragma unroll
-      for (int c = 0; c < 4; ++c)
+      for (int c = 0; c < 4; ++c) {
+        float v[2];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          v[e] = d[4 * c + 2 * h + e];
+          if (bias != nullptr) v[e] = __fadd_rn(v[e], b[2 * c + e]);
+          if (relu) v[e] = fmaxf(v[e], 0.f);
+        }
         *reinterpret_cast<uint32_t*>(static_cast<T*>(out) + static_cast<size_t>(r) * n + col0 + 8 * c + col) =
-            dev::pack16<T>(d[4 * c + 2 * h], d[4 * c + 2 * h + 1]);
+            dev::pack16<T>(v[0], v[1]);
+      }
     }
   }
 #endif
@@ -167,11 +215,35 @@ void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   configure<T, kForm>();
   const int w_rows = kForm == SmallGemmForm::geglu ? 2 * a.n : a.n;
   const int box_rows = kForm == SmallGemmForm::geglu ? kBN / 2 : kBN;
-  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM);
+  const unsigned grid_x = static_cast<unsigned>(a.n / box_rows);
+  unsigned cluster = a.cluster >= 4 ? 4 : (a.cluster >= 2 ? 2 : 1);
+  while (grid_x % cluster != 0) cluster /= 2;
+  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM / cluster);
   const CUtensorMap w_map = tma_tensor_map(a.w, w_rows, a.k, static_cast<uint32_t>(box_rows));
-  const dim3 grid(static_cast<unsigned>(a.n / box_rows), static_cast<unsigned>(a.splits));
-  launch_kernel_smem(small_gemm_kernel<T, kForm>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out,
-                     a.m, a.n, a.k / kBK, a.splits);
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid_x, static_cast<unsigned>(a.splits));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = kSmemBytes;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[2];
+  unsigned n_attr = 0;
+  if (cluster > 1) {
+    attr[n_attr].id = cudaLaunchAttributeClusterDimension;
+    attr[n_attr].val.clusterDim.x = cluster;
+    attr[n_attr].val.clusterDim.y = 1;
+    attr[n_attr].val.clusterDim.z = 1;
+    ++n_attr;
+  }
+  if (pdl_enabled() && stream != nullptr) {  // as launch_kernel_smem: PDL only on the engine's own stream
+    attr[n_attr].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[n_attr].val.programmaticStreamSerializationAllowed = 1;
+    ++n_attr;
+  }
+  cfg.attrs = attr;
+  cfg.numAttrs = n_attr;
+  LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, small_gemm_kernel<T, kForm>, a_map, w_map, a.out, a.bias,
+                                     static_cast<int>(a.relu), static_cast<int>(a.m), static_cast<int>(a.n),
+                                     static_cast<int>(a.k / kBK), static_cast<int>(a.splits), static_cast<int>(cluster)));
 }
 
 }  // namespace
@@ -190,6 +262,8 @@ void launch_small_gemm(const SmallGemmArgs<T>& a, cudaStream_t stream) {
                "small_gemm: unsupported call (m {}, n {}, k {}, splits {})", a.m, a.n, a.k, a.splits);
   LAYA_REQUIRE((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.w)) % 16 == 0, ErrorKind::internal,
                "small_gemm: operands must be 16-byte aligned");
+  LAYA_REQUIRE((a.bias == nullptr && !a.relu) || (a.form == SmallGemmForm::plain && a.bias != nullptr),
+               ErrorKind::internal, "small_gemm: a bias (and ReLU, which needs one) in the plain form only");
   if (a.m == 0) return;
   switch (a.form) {
     case SmallGemmForm::plain:

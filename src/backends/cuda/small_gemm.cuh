@@ -1,6 +1,7 @@
 // GEMMs of at most 64 rows that wait on a programmatic (PDL) edge (sm_90a: TMA + wgmma), for the
 // encoder of small buckets: out = in[m, k] . W[n, k]^T with fp32 accumulation, in three forms —
-//   plain:    out[m, n] in T (one rounding, as cuBLASLt's output);
+//   plain:    out[m, n] in T (one rounding, as cuBLASLt's output), optionally + bias[n] and ReLU in
+//             fp32 before it (cuBLASLt's BIAS / RELU_BIAS epilogues);
 //   partials: K split into `splits` ranges of whole 64-wide k-tiles, out[s][m][n] in fp32 (the
 //             add+LN after the MLP output GEMM sums them in order, AddLnParams::add_parts);
 //   geglu:    W is Wi [2n, k] (act rows 0..n-1, mul rows n..2n-1) and out[m, n] =
@@ -15,7 +16,11 @@
 // One CTA per 32 W rows (geglu: 16 act rows and their 16 mul rows) and K range; a producer thread
 // streams 64 x 64 A boxes and 32 x 64 W boxes by TMA (128-byte swizzle) through an 8-stage ring;
 // one consumer warpgroup runs wgmma.m64n32k16 over them in K order, one k-tile's MMAs in flight
-// while the next are issued. Deterministic; rows m..63 of the A boxes read as zeros.
+// while the next are issued. Deterministic; rows m..63 of the A boxes read as zeros (or, in a
+// cluster, rows no CTA loads are left as they are: they only reach output rows past m).
+// With `cluster` > 1 the CTAs of a cluster (neighbours along N) share each A box: every one loads
+// a slice of its rows by TMA multicast into all of them, so A is read from L2 once per cluster
+// instead of once per CTA (the same MMAs in the same order: the outputs do not change).
 #pragma once
 
 #include <cstdint>
@@ -35,12 +40,15 @@ struct SmallGemmArgs {
   void* out = nullptr;    // T [m, n]; partials: float [splits, m, n]
   int32_t m = 0, n = 0, k = 0;
   SmallGemmForm form = SmallGemmForm::plain;
-  int32_t splits = 1;  // partials only
+  int32_t splits = 1;        // partials only
+  const T* bias = nullptr;   // plain only: [n], added in fp32 before the rounding
+  bool relu = false;         // plain only, with a bias: max(0, .) after it
+  int32_t cluster = 1;       // CTAs sharing A by multicast: 1, 2 or 4 (lowered to a divisor of the grid)
 };
 
 // Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and
 // takes these dimensions: m <= 64, k a multiple of 64, n a multiple of 32 (geglu: 16), at most one
-// K range per 64-wide k-tile.
+// K range per 64-wide k-tile. (A bias is taken by the plain form only: launch_small_gemm checks.)
 bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1);
 
 template <class T>
