@@ -393,7 +393,7 @@ TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
   const char* var = "LAYA_CUDA_SMALL_GEMM_MAX_M";
   auto plain = engine_with_env(var, "0"), small = engine_with_env(var, "64"), small_eager = engine_with_env(var, "64", "eager");
   auto no_bias = engine_with_env("LAYA_CUDA_SMALL_GEMM_BIAS", "0");
-  auto unshared = engine_with_env("LAYA_CUDA_SMALL_GEMM_CLUSTER", "1"), by4 = engine_with_env("LAYA_CUDA_SMALL_GEMM_CLUSTER", "4");
+  auto by2 = engine_with_env("LAYA_CUDA_SMALL_GEMM_CLUSTER", "2"), by4 = engine_with_env("LAYA_CUDA_SMALL_GEMM_CLUSTER", "4");
   engine::BackendOptions co;
   co.backend = "cpu";
   auto cpu = cpu::make_cpu_backend(tiny(), co);
@@ -409,8 +409,8 @@ TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
     EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": small gemm vs cuBLASLt logits nRMS " << d.nrms;
     expect_same(on, small_eager->forward(b), "small gemm graph vs eager");
     expect_same(on, small->forward(b), "small gemm replay");
-    expect_same(on, unshared->forward(b), "A shared by 2 CTAs vs unshared");
-    expect_same(on, by4->forward(b), "A shared by 2 vs by 4 CTAs");
+    expect_same(on, by2->forward(b), "A unshared vs shared by 2 CTAs");
+    expect_same(on, by4->forward(b), "A unshared vs shared by 4 CTAs");
     const auto nb = no_bias->forward(b);
     const auto dnb = test::compare(on.logits, nb.logits);
     EXPECT_TRUE(dnb.ok(kPolicyNrms, kPolicyMax)) << what << ": bias GEMMs on small gemm vs cuBLASLt, logits nRMS " << dnb.nrms;

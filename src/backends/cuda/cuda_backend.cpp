@@ -53,10 +53,13 @@ constexpr int32_t kSingleCtaClusterMaxRows = 64;
 // it (0: never; at most 64).
 constexpr int32_t kSmallGemmMaxRows = 64;
 // In those buckets the small GEMM also runs the GEMMs with a bias (the decision layers', the
-// scorer's: BIAS / RELU_BIAS epilogues; LAYA_CUDA_SMALL_GEMM_BIAS=0: cuBLASLt), and the CTAs of
-// kSmallGemmCluster neighbours share their A boxes by TMA multicast (LAYA_CUDA_SMALL_GEMM_CLUSTER:
-// 1, 2 or 4). Measured on the H200: docs/benchmarks/cuda.md item 60.
-constexpr int32_t kSmallGemmCluster = 2;
+// scorer's: BIAS / RELU_BIAS epilogues) of K <= kSmallGemmBiasMaxK: it does not split K, so the
+// decision FFN's second GEMM (K = 4 d) stays on cuBLASLt's split-K. LAYA_CUDA_SMALL_GEMM_BIAS
+// overrides the bound (0: none on it). The CTAs of kSmallGemmCluster neighbours share their A boxes
+// by TMA multicast (LAYA_CUDA_SMALL_GEMM_CLUSTER: 1, 2 or 4). Measured on the H200:
+// docs/benchmarks/cuda.md items 60-61.
+constexpr int32_t kSmallGemmBiasMaxK = 1024;
+constexpr int32_t kSmallGemmCluster = 1;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
 // fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
@@ -215,7 +218,7 @@ class CudaBackendImpl final : public CudaEngine {
   std::unique_ptr<Gemm> gemm_;
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
-  bool small_gemm_bias_ = true;    // and those with a bias, where PDL chains them (small buckets)
+  int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K, where PDL chains them
   int32_t small_gemm_cluster_ = 1;  // SmallGemmArgs::cluster
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
@@ -374,7 +377,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 64)
                             : 0;
-    small_gemm_bias_ = env_int("LAYA_CUDA_SMALL_GEMM_BIAS", 1) != 0;
+    small_gemm_bias_max_k_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_BIAS", kSmallGemmBiasMaxK));
     small_gemm_cluster_ = std::clamp(env_int("LAYA_CUDA_SMALL_GEMM_CLUSTER", kSmallGemmCluster), 1, 4);
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
@@ -399,7 +402,10 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
       small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}, A shared by {} CTAs", small_gemm_max_m_,
-                                          small_gemm_bias_ ? ", bias GEMMs too" : "", small_gemm_cluster_)
+                                          small_gemm_bias_max_k_ > 0
+                                              ? fmt::format(", bias GEMMs of K <= {} too", small_gemm_bias_max_k_)
+                                              : std::string(),
+                                          small_gemm_cluster_)
                             : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
@@ -487,8 +493,9 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
     }
   }
   // The encoder's GEMMs of small buckets (m = the bucket's tokens) and, where PDL chains them (small
-  // buckets' PdlScope), the GEMMs with a bias over as few rows.
-  const bool small = g.m <= small_gemm_max_m_ && (g.bias == nullptr || (small_gemm_bias_ && pdl_enabled()));
+  // buckets' PdlScope), the GEMMs with a bias over as few rows and a short enough K.
+  const bool small =
+      g.m <= small_gemm_max_m_ && (g.bias == nullptr || (g.k <= small_gemm_bias_max_k_ && pdl_enabled()));
   if (small && small_gemm_supported(g.m, g.n, g.k, SmallGemmForm::plain)) {
     SmallGemmArgs<Elem> a{g.in, g.w, g.out, g.m, g.n, g.k};
     a.bias = g.bias;
