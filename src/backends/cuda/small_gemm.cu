@@ -50,9 +50,10 @@ __device__ __forceinline__ void wgmma_m64n32k16(float (&d)[16], uint64_t da, uin
 #endif
 
 // blockIdx.x: the CTA's 32 W rows (geglu: 16 outputs); blockIdx.y: its K range (partials).
-// `cluster` CTAs along x share the A boxes (small_gemm.cuh): CTA rank r loads rows
-// [r, r + 1) * 64 / cluster of each box into every CTA of the cluster.
-template <class T, SmallGemmForm kForm>
+// kShared: the `cluster` CTAs of a cluster along x share the A boxes (small_gemm.cuh): CTA rank r
+// loads rows [r, r + 1) * 64 / cluster of each box into every CTA of the cluster. A separate
+// instantiation: the cluster instructions alone cost the unshared kernel ~1 us (item 61).
+template <class T, SmallGemmForm kForm, bool kShared>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, void* out,
                       const T* bias, int relu, int m, int n, int k_tiles, int splits, int cluster) {
@@ -66,10 +67,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int kt0 = split * k_tiles / splits, kt1 = (split + 1) * k_tiles / splits, tiles = kt1 - kt0;
   const int col0 = static_cast<int>(blockIdx.x) * (kForm == SmallGemmForm::geglu ? kBN / 2 : kBN);
   // The A slices: those that start below m are loaded (the rest would be all zeros).
-  const bool shared_a = cluster > 1;
-  const int rank = shared_a ? static_cast<int>(dev::cluster_ctarank()) : 0;
+  if constexpr (!kShared) cluster = 1;
+  int rank = 0;
+  if constexpr (kShared) rank = static_cast<int>(dev::cluster_ctarank());
   const int slice_rows = kBM / cluster, slices = (m + slice_rows - 1) / slice_rows;
-  const uint32_t stage_bytes = static_cast<uint32_t>(slices * slice_rows * kBK * 2 + kWBytes);
+  const uint32_t stage_bytes = kShared ? static_cast<uint32_t>(slices * slice_rows * kBK * 2 + kWBytes) : kStageBytes;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);             // the producer's expect_tx arrival; the bytes complete it
@@ -80,7 +82,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   // The peers' barriers must be initialised before anything lands in them: arrive now, wait just
   // before the first remote operation (the weight boxes below are local).
-  if (shared_a) dev::cluster_arrive();
+  if constexpr (kShared) dev::cluster_arrive();
   if (threadIdx.x >= 128) {  // the producer warpgroup: one thread issues the loads
     if (threadIdx.x == 128) {
       auto load_w = [&](int i, int s) {
@@ -94,7 +96,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       };
       auto load_a = [&](int i, int s) {
-        if (!shared_a) {
+        if constexpr (!kShared) {
           tma_load(smem + s * kStageBytes, &a_map, &full[s], (kt0 + i) * kBK, 0);
         } else if (rank < slices) {
           tma_load_multicast(smem + s * kStageBytes + rank * slice_rows * kBK * 2, &a_map, &full[s], (kt0 + i) * kBK,
@@ -107,7 +109,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         load_w(i, i);
       }
       dev::pdl_prologue();  // the activations do
-      if (shared_a) dev::cluster_wait();
+      if constexpr (kShared) dev::cluster_wait();
       for (int i = 0; i < first; ++i) load_a(i, i);
       for (int i = first; i < tiles; ++i) {
         const int s = i % kStages;
@@ -121,7 +123,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   // The consumers write `out`, which the previous kernel may still read.
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  if (shared_a) dev::cluster_wait();
+  if constexpr (kShared) dev::cluster_wait();
   float d[16];
 #pragma unroll
   for (int j = 0; j < 16; ++j) d[j] = 0.f;
@@ -130,7 +132,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // back, so no arrival reaches a peer CTA that may have finished.
   auto release = [&](int i) {
     if (i + kStages >= tiles || lane != 0) return;
-    if (!shared_a) {
+    if constexpr (!kShared) {
       mbar_arrive(&empty[i % kStages]);
     } else {
       for (int c = 0; c < cluster; ++c) dev::mbar_arrive_cluster(&empty[i % kStages], static_cast<uint32_t>(c));
@@ -200,11 +202,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-template <class T, SmallGemmForm kForm>
+template <class T, SmallGemmForm kForm, bool kShared>
 void configure() {
   static const bool done = [] {
-    LAYA_CUDA_CHECK(
-        cudaFuncSetAttribute(small_gemm_kernel<T, kForm>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(small_gemm_kernel<T, kForm, kShared>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)done;
@@ -212,12 +214,15 @@ void configure() {
 
 template <class T, SmallGemmForm kForm>
 void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  configure<T, kForm>();
   const int w_rows = kForm == SmallGemmForm::geglu ? 2 * a.n : a.n;
   const int box_rows = kForm == SmallGemmForm::geglu ? kBN / 2 : kBN;
   const unsigned grid_x = static_cast<unsigned>(a.n / box_rows);
   unsigned cluster = a.cluster >= 4 ? 4 : (a.cluster >= 2 ? 2 : 1);
   while (grid_x % cluster != 0) cluster /= 2;
+  if (cluster > 1)
+    configure<T, kForm, true>();
+  else
+    configure<T, kForm, false>();
   const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM / cluster);
   const CUtensorMap w_map = tma_tensor_map(a.w, w_rows, a.k, static_cast<uint32_t>(box_rows));
   cudaLaunchConfig_t cfg{};
@@ -241,7 +246,7 @@ void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   }
   cfg.attrs = attr;
   cfg.numAttrs = n_attr;
-  LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, small_gemm_kernel<T, kForm>, a_map, w_map, a.out, a.bias,
+  LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster > 1 ? small_gemm_kernel<T, kForm, true> : small_gemm_kernel<T, kForm, false>, a_map, w_map, a.out, a.bias,
                                      static_cast<int>(a.relu), static_cast<int>(a.m), static_cast<int>(a.n),
                                      static_cast<int>(a.k / kBK), static_cast<int>(a.splits), static_cast<int>(cluster)));
 }
@@ -250,7 +255,7 @@ void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
 
 bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits) {
   static const bool device_ok =
-      sm90a_kernel_runs(small_gemm_kernel<__nv_bfloat16, SmallGemmForm::plain>) && tma_encode_available();
+      sm90a_kernel_runs(small_gemm_kernel<__nv_bfloat16, SmallGemmForm::plain, false>) && tma_encode_available();
   const int32_t n_step = form == SmallGemmForm::geglu ? kBN / 2 : kBN;
   return device_ok && m >= 0 && m <= kBM && n > 0 && n % n_step == 0 && k > 0 && k % kBK == 0 && splits >= 1 &&
          splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials);

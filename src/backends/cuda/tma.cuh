@@ -100,11 +100,13 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap*
       "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(k), "r"(row), "h"(cta_mask)
       : "memory");
 }
-// Arrives on the mbarrier at bar's offset in CTA `cta` of the cluster (this CTA included).
+// Arrives on the mbarrier at bar's offset in CTA `cta` of the cluster (this CTA included), with the
+// default (CTA-scope) release: it orders this thread's reads of its own shared memory, which is all
+// a "stage free" arrival has to.
 __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta) {
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
       "r"(cta)
       : "memory");
 }
