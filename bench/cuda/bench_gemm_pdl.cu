@@ -21,9 +21,7 @@
 // Prints tables; asserts nothing.
 //
 // usage: laya_bench_gemm_pdl [--m 48] [--nk 3072x1024,1024x1024,5248x1024,1024x2624,1024x2624p2]
-//                            [--probe 1] [--top 6] [--small-cluster 1,2,4]
-//                            (NxKpS: the engine's partials form, S splits; --small-cluster: the small
-//                            GEMM with A shared by clusters of these sizes, SmallGemmArgs::cluster)
+//                            [--probe 1] [--top 6]     (NxKpS: the engine's partials form, S splits)
 #include "bench_common.h"
 #include "backends/cuda/small_gemm.cuh"
 
@@ -439,21 +437,20 @@ void time_candidate(const Shape& s, Candidate& c) {
 // The engine's small GEMM (small_gemm.cuh, plain form) as the probes' launcher: layer l reads weight
 // copy l % kLayers. Its edges in the chains are made programmatic by make_programmatic, so the
 // launch attribute (LAYA_CUDA_PDL) is not needed here.
-auto own_gemm(const Shape& s, int cluster) {
-  return [&s, cluster](int layer) {
+auto own_gemm(const Shape& s) {
+  return [&s](int layer) {
     const auto* w = reinterpret_cast<const __nv_bfloat16*>(static_cast<const char*>(s.w) + (layer % kLayers) * s.w_bytes);
-    laya::cuda::SmallGemmArgs<__nv_bfloat16> a{static_cast<const __nv_bfloat16*>(s.in), w, s.out, s.m, s.n, s.k};
-    a.cluster = cluster;
-    laya::cuda::launch_small_gemm(a, s.stream);
+    laya::cuda::launch_small_gemm(
+        laya::cuda::SmallGemmArgs<__nv_bfloat16>{static_cast<const __nv_bfloat16*>(s.in), w, s.out, s.m, s.n, s.k}, s.stream);
     return true;
   };
 }
 
 // The engine's small GEMM against the heuristic's cuBLASLt pick: its output, its time alone in a graph of
 // kLaunches launches, whether it waits, and the chain with plain and programmatic edges.
-void report_own_gemm(const Shape& s, const Candidate& heur, double heur_chain_plain, int cluster) {
+void report_own_gemm(const Shape& s, const Candidate& heur, double heur_chain_plain) {
   if (s.splits != 1 || !laya::cuda::small_gemm_supported(s.m, s.n, s.k, laya::cuda::SmallGemmForm::plain)) return;
-  auto own = own_gemm(s, cluster);
+  auto own = own_gemm(s);
   check(cudaMemcpy(s.in, s.seed, static_cast<size_t>(s.m) * s.k * 2, cudaMemcpyDeviceToDevice), "in");
   s.gemm(heur, 0);
   check(cudaStreamSynchronize(s.stream), "lt");
@@ -483,15 +480,14 @@ void report_own_gemm(const Shape& s, const Candidate& heur, double heur_chain_pl
   const double alone = g == nullptr ? -1 : 1000.0 * time_graph(s, g) / kLaunches;
   if (g != nullptr) cudaGraphDestroy(g);
   const int waits = probe_waits(s, own);
-  std::printf("own small-M GEMM, A shared by %d: %.2f us alone; max |own - cuBLASLt| %.3g (max |ref| %.3g, %zu of %zu differ); waits %d; "
+  std::printf("own small-M GEMM: %.2f us alone; max |own - cuBLASLt| %.3g (max |ref| %.3g, %zu of %zu differ); waits %d; "
               "chain plain %.2f, programmatic %.2f us a pair (cuBLASLt #0 plain %.2f)\n",
-              cluster, alone, worst, scale, differ, ref.size(), waits, time_chain(s, own, false), time_chain(s, own, true),
+              alone, worst, scale, differ, ref.size(), waits, time_chain(s, own, false), time_chain(s, own, true),
               heur_chain_plain);
 }
 
 // all: the heuristic's candidates first (ids < 0), then the enumerated ones, each timed.
-void report(const Shape& s, std::vector<Candidate>& all, int n_ids, int checked, bool probe, int top,
-            const std::vector<int>& small_clusters) {
+void report(const Shape& s, std::vector<Candidate>& all, int n_ids, int checked, bool probe, int top) {
   std::vector<Candidate> ok;
   for (const Candidate& c : all)
     if (c.us > 0) ok.push_back(c);
@@ -525,7 +521,7 @@ void report(const Shape& s, std::vector<Candidate>& all, int n_ids, int checked,
     std::printf(", #%d with 1x1x1 cluster %.2f", -101 - first_forced->id, time_chain(s, lt_gemm(s, *first_forced), false));
   if (best != nullptr) std::printf(", best enumerated (%.2f us alone) %.2f", best->us, time_chain(s, lt_gemm(s, *best), false));
   std::printf("\n");
-  for (int cluster : small_clusters) report_own_gemm(s, heur, heur_chain, cluster);
+  report_own_gemm(s, heur, heur_chain);
   if (!probe) {
     if (best != nullptr)
       std::printf("best enumerated: id %d tile %d stages %d splitK %d: %s\n", best->id, best->tile, best->stages,
@@ -567,7 +563,6 @@ int main(int argc, char** argv) {
   std::vector<laya::bench::GemmShape> nks{{3072, 1024, 1}, {1024, 1024, 1}, {5248, 1024, 1}, {1024, 2624, 1}, {1024, 2624, 2}};
   int top = 6;
   bool probe = false;
-  std::vector<int> small_clusters{1};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string opt = argv[i], val = argv[i + 1];
     if (opt == "--m") {
@@ -576,8 +571,6 @@ int main(int argc, char** argv) {
       nks = laya::bench::parse_shapes(val);
     } else if (opt == "--probe") {
       probe = std::atoi(val.c_str()) != 0;
-    } else if (opt == "--small-cluster") {
-      small_clusters = parse_ints(val, ',');
     } else if (opt == "--top") {
       top = std::max(1, std::atoi(val.c_str()));
     } else {
@@ -614,7 +607,7 @@ int main(int argc, char** argv) {
         int n_ids = 0, checked = 0;
         for (Candidate& c : enumerated_candidates(s, all.front(), &n_ids, &checked)) all.push_back(c);
         for (Candidate& c : all) time_candidate(s, c);
-        report(s, all, n_ids, checked, probe, top, small_clusters);
+        report(s, all, n_ids, checked, probe, top);
       }
       release(s);
     }

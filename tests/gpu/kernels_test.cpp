@@ -762,8 +762,8 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
 // The small-M GEMM that waits on PDL (sm_90a), in each form: against the fp32 reference rounded as
 // the cuBLASLt path rounds (plain: one rounding, after the bias and ReLU if any; partials: their
 // in-order sum; geglu: the GEMM rounded, then geglu as geglu_kernel), against the cuBLASLt path
-// itself, deterministic, rows past m untouched; with A shared by clusters of 2 and 4 CTAs bitwise
-// equal to without; dimensions and arguments it does not take are refused.
+// itself, deterministic, rows past m untouched; dimensions and arguments it does not take are
+// refused.
 TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   LAYA_REQUIRE_GPU();
   if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
@@ -803,8 +803,8 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
     else
       ref = parts ? prod : round16<TypeParam>(prod);
     // One row past m in every output slice, NaN-poisoned, must stay so.
-    auto run = [&](int32_t cluster) {
-      SmallGemmArgs<TypeParam> args{da.get(), dw.get(), nullptr, c.m, c.n, c.k, c.form, c.splits, bias_ptr, c.relu, cluster};
+    auto run = [&]() {
+      SmallGemmArgs<TypeParam> args{da.get(), dw.get(), nullptr, c.m, c.n, c.k, c.form, c.splits, bias_ptr, c.relu};
       std::vector<float> got(out_elems, 0.f);
       if (parts) {
         Dev<float> dout(static_cast<size_t>(c.splits) * (c.m + 1) * c.n);
@@ -827,14 +827,9 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
       }
       return got;
     };
-    const auto got = run(1);
+    const auto got = run();
     expect_close(got, ref, "small gemm vs reference");
-    EXPECT_EQ(got, run(1)) << "not deterministic";
-    for (int32_t cluster : {2, 4}) {
-      const auto shared = run(cluster);
-      EXPECT_TRUE(std::memcmp(shared.data(), got.data(), got.size() * sizeof(float)) == 0)
-          << "A shared by " << cluster << " CTAs: not bitwise equal to unshared";
-    }
+    EXPECT_EQ(got, run()) << "not deterministic";
     if (!parts) {  // the cuBLASLt path (+ geglu_kernel)
       Dev<TypeParam> dup(static_cast<size_t>(c.m) * w_rows), dg(out_elems);
       gemm.run(GemmArgs<TypeParam>{da.get(), dw.get(), bias_ptr, dup.get(), c.m, w_rows, c.k, c.relu}, nullptr);

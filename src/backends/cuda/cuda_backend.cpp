@@ -55,11 +55,9 @@ constexpr int32_t kSmallGemmMaxRows = 64;
 // In those buckets the small GEMM also runs the GEMMs with a bias (the decision layers', the
 // scorer's: BIAS / RELU_BIAS epilogues) of K <= kSmallGemmBiasMaxK: it does not split K, so the
 // decision FFN's second GEMM (K = 4 d) stays on cuBLASLt's split-K. LAYA_CUDA_SMALL_GEMM_BIAS
-// overrides the bound (0: none on it). The CTAs of kSmallGemmCluster neighbours share their A boxes
-// by TMA multicast (LAYA_CUDA_SMALL_GEMM_CLUSTER: 1, 2 or 4). Measured on the H200:
-// docs/benchmarks/cuda.md items 60-61.
+// overrides the bound (0: none on it). Measured on the H200 (docs/benchmarks/cuda.md item 60):
+// 1x48 -0.005 ms, 1x64 -0.009; all of them (K = 4096 too) +0.011 against this bound.
 constexpr int32_t kSmallGemmBiasMaxK = 1024;
-constexpr int32_t kSmallGemmCluster = 1;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
 // fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
@@ -219,7 +217,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K, where PDL chains them
-  int32_t small_gemm_cluster_ = 1;  // SmallGemmArgs::cluster
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
@@ -378,7 +375,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 64)
                             : 0;
     small_gemm_bias_max_k_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_BIAS", kSmallGemmBiasMaxK));
-    small_gemm_cluster_ = std::clamp(env_int("LAYA_CUDA_SMALL_GEMM_CLUSTER", kSmallGemmCluster), 1, 4);
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
@@ -401,11 +397,10 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
-      small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}, A shared by {} CTAs", small_gemm_max_m_,
+      small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}", small_gemm_max_m_,
                                           small_gemm_bias_max_k_ > 0
                                               ? fmt::format(", bias GEMMs of K <= {} too", small_gemm_bias_max_k_)
-                                              : std::string(),
-                                          small_gemm_cluster_)
+                                              : std::string())
                             : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
@@ -500,7 +495,6 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
     SmallGemmArgs<Elem> a{g.in, g.w, g.out, g.m, g.n, g.k};
     a.bias = g.bias;
     a.relu = g.relu;
-    a.cluster = small_gemm_cluster_;
     launch_small_gemm(a, s);
     return;
   }
@@ -521,9 +515,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
     }
   }
   if (tokens <= small_gemm_max_m_ && small_gemm_supported(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
-    SmallGemmArgs<Elem> a{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu};
-    a.cluster = small_gemm_cluster_;
-    launch_small_gemm(a, s);
+    launch_small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
     return;
   }
   if (geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_) {
@@ -647,9 +639,9 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
     } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
                small_gemm_supported(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
-      SmallGemmArgs<Elem> sg{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits};
-      sg.cluster = small_gemm_cluster_;
-      launch_small_gemm(sg, s);
+      launch_small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter,
+                                            SmallGemmForm::partials, kMlpOutSplits},
+                        s);
       a2.add_parts = ws_.parts;
       a2.parts = kMlpOutSplits;
     } else if (T <= partials_max_rows_ && T > skinny_max_m_) {

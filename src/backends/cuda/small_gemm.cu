@@ -29,7 +29,6 @@ using dev::mbar_init;
 using dev::mbar_wait;
 using dev::sw128_desc;
 using dev::tma_load;
-using dev::tma_load_multicast;
 
 // d[16] += A[64 x 16] . B[32 x 16]^T (m64n32k16, both K-major by descriptor; fp32 accumulators).
 template <class T>
@@ -50,13 +49,10 @@ __device__ __forceinline__ void wgmma_m64n32k16(float (&d)[16], uint64_t da, uin
 #endif
 
 // blockIdx.x: the CTA's 32 W rows (geglu: 16 outputs); blockIdx.y: its K range (partials).
-// kShared: the `cluster` CTAs of a cluster along x share the A boxes (small_gemm.cuh): CTA rank r
-// loads rows [r, r + 1) * 64 / cluster of each box into every CTA of the cluster. A separate
-// instantiation: the cluster instructions alone cost the unshared kernel ~1 us (item 61).
-template <class T, SmallGemmForm kForm, bool kShared>
+template <class T, SmallGemmForm kForm>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, void* out,
-                      const T* bias, int relu, int m, int n, int k_tiles, int splits, int cluster) {
+                      const T* bias, int relu, int m, int n, int k_tiles, int splits) {
 #ifdef LAYA_HAS_WGMMA
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -66,23 +62,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int split = static_cast<int>(blockIdx.y);
   const int kt0 = split * k_tiles / splits, kt1 = (split + 1) * k_tiles / splits, tiles = kt1 - kt0;
   const int col0 = static_cast<int>(blockIdx.x) * (kForm == SmallGemmForm::geglu ? kBN / 2 : kBN);
-  // The A slices: those that start below m are loaded (the rest would be all zeros).
-  if constexpr (!kShared) cluster = 1;
-  int rank = 0;
-  if constexpr (kShared) rank = static_cast<int>(dev::cluster_ctarank());
-  const int slice_rows = kBM / cluster, slices = (m + slice_rows - 1) / slice_rows;
-  const uint32_t stage_bytes = kShared ? static_cast<uint32_t>(slices * slice_rows * kBK * 2 + kWBytes) : kStageBytes;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(&full[s], 1);             // the producer's expect_tx arrival; the bytes complete it
-      mbar_init(&empty[s], 4 * cluster);  // one arrival per consumer warp of every CTA that writes the stage
+      mbar_init(&full[s], 1);   // the producer's expect_tx arrival; the bytes complete it
+      mbar_init(&empty[s], 4);  // one arrival per consumer warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
-  // The peers' barriers must be initialised before anything lands in them: arrive now, wait just
-  // before the first remote operation (the weight boxes below are local).
-  if constexpr (kShared) dev::cluster_arrive();
   if (threadIdx.x >= 128) {  // the producer warpgroup: one thread issues the loads
     if (threadIdx.x == 128) {
       auto load_w = [&](int i, int s) {
@@ -95,49 +82,29 @@ __global__ void __launch_bounds__(kThreads, 1)
           tma_load(dst, &w_map, &full[s], kc, col0);
         }
       };
-      auto load_a = [&](int i, int s) {
-        if constexpr (!kShared) {
-          tma_load(smem + s * kStageBytes, &a_map, &full[s], (kt0 + i) * kBK, 0);
-        } else if (rank < slices) {
-          tma_load_multicast(smem + s * kStageBytes + rank * slice_rows * kBK * 2, &a_map, &full[s], (kt0 + i) * kBK,
-                             rank * slice_rows, static_cast<uint16_t>((1u << cluster) - 1));
-        }
-      };
       const int first = tiles < kStages ? tiles : kStages;
       for (int i = 0; i < first; ++i) {  // the weights do not depend on the previous kernel
-        mbar_expect_tx(&full[i], stage_bytes);
+        mbar_expect_tx(&full[i], kStageBytes);
         load_w(i, i);
       }
       dev::pdl_prologue();  // the activations do
-      if constexpr (kShared) dev::cluster_wait();
-      for (int i = 0; i < first; ++i) load_a(i, i);
+      for (int i = 0; i < first; ++i) tma_load(smem + i * kStageBytes, &a_map, &full[i], (kt0 + i) * kBK, 0);
       for (int i = first; i < tiles; ++i) {
         const int s = i % kStages;
         mbar_wait(&empty[s], ((i / kStages) - 1) & 1);
-        mbar_expect_tx(&full[s], stage_bytes);
+        mbar_expect_tx(&full[s], kStageBytes);
         load_w(i, s);
-        load_a(i, s);
+        tma_load(smem + s * kStageBytes, &a_map, &full[s], (kt0 + i) * kBK, 0);
       }
     }
     return;
   }
   // The consumers write `out`, which the previous kernel may still read.
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  if constexpr (kShared) dev::cluster_wait();
   float d[16];
 #pragma unroll
   for (int j = 0; j < 16; ++j) d[j] = 0.f;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
-  // Gives stage s back to every producer that refills it. Only stages that are refilled are given
-  // back, so no arrival reaches a peer CTA that may have finished.
-  auto release = [&](int i) {
-    if (i + kStages >= tiles || lane != 0) return;
-    if constexpr (!kShared) {
-      mbar_arrive(&empty[i % kStages]);
-    } else {
-      for (int c = 0; c < cluster; ++c) dev::mbar_arrive_cluster(&empty[i % kStages], static_cast<uint32_t>(c));
-    }
-  };
   for (int i = 0; i < tiles; ++i) {
     const int s = i % kStages;
     mbar_wait(&full[s], (i / kStages) & 1);
@@ -146,8 +113,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int kk = 0; kk < kBK / 16; ++kk) wgmma_m64n32k16<T>(d, sw128_desc(a + kk * 32), sw128_desc(a + kABytes + kk * 32));
     dev::wgmma_commit();
-    dev::wgmma_wait<1>();  // the previous k-tile's MMAs are done: its stage goes back to the producers
-    if (i > 0) release(i - 1);
+    dev::wgmma_wait<1>();  // the previous k-tile's MMAs are done: its stage goes back to the producer
+    if (i > 0 && lane == 0) mbar_arrive(&empty[(i - 1) % kStages]);
   }
   dev::wgmma_wait<0>();
 #pragma unroll
@@ -202,11 +169,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-template <class T, SmallGemmForm kForm, bool kShared>
+template <class T, SmallGemmForm kForm>
 void configure() {
   static const bool done = [] {
-    LAYA_CUDA_CHECK(cudaFuncSetAttribute(small_gemm_kernel<T, kForm, kShared>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(
+        cudaFuncSetAttribute(small_gemm_kernel<T, kForm>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)done;
@@ -214,48 +181,21 @@ void configure() {
 
 template <class T, SmallGemmForm kForm>
 void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
+  configure<T, kForm>();
   const int w_rows = kForm == SmallGemmForm::geglu ? 2 * a.n : a.n;
   const int box_rows = kForm == SmallGemmForm::geglu ? kBN / 2 : kBN;
-  const unsigned grid_x = static_cast<unsigned>(a.n / box_rows);
-  unsigned cluster = a.cluster >= 4 ? 4 : (a.cluster >= 2 ? 2 : 1);
-  while (grid_x % cluster != 0) cluster /= 2;
-  if (cluster > 1)
-    configure<T, kForm, true>();
-  else
-    configure<T, kForm, false>();
-  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM / cluster);
+  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM);
   const CUtensorMap w_map = tma_tensor_map(a.w, w_rows, a.k, static_cast<uint32_t>(box_rows));
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid_x, static_cast<unsigned>(a.splits));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = kSmemBytes;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[2];
-  unsigned n_attr = 0;
-  if (cluster > 1) {
-    attr[n_attr].id = cudaLaunchAttributeClusterDimension;
-    attr[n_attr].val.clusterDim.x = cluster;
-    attr[n_attr].val.clusterDim.y = 1;
-    attr[n_attr].val.clusterDim.z = 1;
-    ++n_attr;
-  }
-  if (pdl_enabled() && stream != nullptr) {  // as launch_kernel_smem: PDL only on the engine's own stream
-    attr[n_attr].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[n_attr].val.programmaticStreamSerializationAllowed = 1;
-    ++n_attr;
-  }
-  cfg.attrs = attr;
-  cfg.numAttrs = n_attr;
-  LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster > 1 ? small_gemm_kernel<T, kForm, true> : small_gemm_kernel<T, kForm, false>, a_map, w_map, a.out, a.bias,
-                                     static_cast<int>(a.relu), static_cast<int>(a.m), static_cast<int>(a.n),
-                                     static_cast<int>(a.k / kBK), static_cast<int>(a.splits), static_cast<int>(cluster)));
+  const dim3 grid(static_cast<unsigned>(a.n / box_rows), static_cast<unsigned>(a.splits));
+  launch_kernel_smem(small_gemm_kernel<T, kForm>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out,
+                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits);
 }
 
 }  // namespace
 
 bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits) {
   static const bool device_ok =
-      sm90a_kernel_runs(small_gemm_kernel<__nv_bfloat16, SmallGemmForm::plain, false>) && tma_encode_available();
+      sm90a_kernel_runs(small_gemm_kernel<__nv_bfloat16, SmallGemmForm::plain>) && tma_encode_available();
   const int32_t n_step = form == SmallGemmForm::geglu ? kBN / 2 : kBN;
   return device_ok && m >= 0 && m <= kBM && n > 0 && n % n_step == 0 && k > 0 && k % kBK == 0 && splits >= 1 &&
          splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials);

@@ -16,11 +16,9 @@
 // One CTA per 32 W rows (geglu: 16 act rows and their 16 mul rows) and K range; a producer thread
 // streams 64 x 64 A boxes and 32 x 64 W boxes by TMA (128-byte swizzle) through an 8-stage ring;
 // one consumer warpgroup runs wgmma.m64n32k16 over them in K order, one k-tile's MMAs in flight
-// while the next are issued. Deterministic; rows m..63 of the A boxes read as zeros (or, in a
-// cluster, rows no CTA loads are left as they are: they only reach output rows past m).
-// With `cluster` > 1 the CTAs of a cluster (neighbours along N) share each A box: every one loads
-// a slice of its rows by TMA multicast into all of them, so A is read from L2 once per cluster
-// instead of once per CTA (the same MMAs in the same order: the outputs do not change).
+// while the next are issued. Deterministic; rows m..63 of the A boxes read as zeros.
+// (No thread-block clusters: sharing A between CTAs by TMA multicast made every GEMM slower —
+// a kernel that may run in a cluster pays ~1 us a launch; docs/benchmarks/cuda.md item 61.)
 #pragma once
 
 #include <cstdint>
@@ -43,7 +41,6 @@ struct SmallGemmArgs {
   int32_t splits = 1;        // partials only
   const T* bias = nullptr;   // plain only: [n], added in fp32 before the rounding
   bool relu = false;         // plain only, with a bias: max(0, .) after it
-  int32_t cluster = 1;       // CTAs sharing A by multicast: 1, 2 or 4 (lowered to a divisor of the grid)
 };
 
 // Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and

@@ -90,35 +90,5 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint
       : "memory");
 }
 
-// The same box into shared memory at the same offset in every CTA of the cluster whose bit is set in
-// cta_mask, each completing on its own mbarrier at bar's offset (one L2 read for all of them).
-__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, uint64_t* bar, int k, int row,
-                                                   uint16_t cta_mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, "
-      "%4}], [%2], %5;\n" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(k), "r"(row), "h"(cta_mask)
-      : "memory");
-}
-// Arrives on the mbarrier at bar's offset in CTA `cta` of the cluster (this CTA included), with the
-// default (CTA-scope) release: it orders this thread's reads of its own shared memory, which is all
-// a "stage free" arrival has to.
-__device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta) {
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
-      "r"(cta)
-      : "memory");
-}
-__device__ __forceinline__ uint32_t cluster_ctarank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-// A split cluster barrier: arrive (releasing this thread's earlier writes, mbarrier inits included),
-// later wait for every thread of the cluster that has not exited (acquiring theirs).
-__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release;\n" ::: "memory"); }
-__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory"); }
-
 }  // namespace laya::cuda::dev
 #endif
