@@ -15,16 +15,11 @@ namespace {
 constexpr int kBM = 64;      // rows of an A box (the bucket's m <= 64 rows, the rest zeros)
 constexpr int kBN = 32;      // W rows per CTA
 constexpr int kBK = 64;      // K per stage: one 128-byte swizzle row
-// Two rings: the weights' is deep enough to hold all of K = 1,024 (16 k-tiles), and all of it is
-// requested before the PDL wait — the weights do not depend on the previous kernel, so they stream
-// while it runs; after the wait only A is fetched (from L2), through its own shallower ring. Both
-// fit twice in an SM's shared memory (2 CTAs per SM: the MLP input GEMM has 164 CTAs).
-constexpr int kAStages = 5;
-constexpr int kWStages = 16;
+constexpr int kStages = 8;   // the ring: the first kStages weight boxes are requested before the PDL wait
 constexpr int kABytes = kBM * kBK * 2;   // 8 KB
-constexpr int kWBytes = kBN * kBK * 2;   // 4 KB: boxes stay 1024-byte aligned
-constexpr int kSmemBytes = kAStages * kABytes + kWStages * kWBytes + 2 * (kAStages + kWStages) * 8 +
-                           1024;  // + barriers, alignment slack
+constexpr int kWBytes = kBN * kBK * 2;   // 4 KB
+constexpr int kStageBytes = kABytes + kWBytes;  // 12 KB: both boxes stay 1024-byte aligned
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, alignment slack
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
 
 #ifdef LAYA_HAS_WGMMA
@@ -61,58 +56,45 @@ __global__ void __launch_bounds__(kThreads, 1)
 #ifdef LAYA_HAS_WGMMA
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
-  unsigned char* a_ring = smem;
-  unsigned char* w_ring = smem + kAStages * kABytes;
-  uint64_t* a_full = reinterpret_cast<uint64_t*>(w_ring + kWStages * kWBytes);
-  uint64_t* a_empty = a_full + kAStages;
-  uint64_t* w_full = a_empty + kAStages;
-  uint64_t* w_empty = w_full + kWStages;
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
+  uint64_t* empty = full + kStages;
   // This CTA's k-tiles: range blockIdx.y of `splits` near-equal ranges.
   const int split = static_cast<int>(blockIdx.y);
   const int kt0 = split * k_tiles / splits, kt1 = (split + 1) * k_tiles / splits, tiles = kt1 - kt0;
   const int col0 = static_cast<int>(blockIdx.x) * (kForm == SmallGemmForm::geglu ? kBN / 2 : kBN);
-  if (threadIdx.x == 0) {  // full: the producer's expect_tx arrival, the bytes complete it; empty: one arrival per consumer warp
-    for (int s = 0; s < kAStages; ++s) {
-      mbar_init(&a_full[s], 1);
-      mbar_init(&a_empty[s], 4);
-    }
-    for (int s = 0; s < kWStages; ++s) {
-      mbar_init(&w_full[s], 1);
-      mbar_init(&w_empty[s], 4);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);   // the producer's expect_tx arrival; the bytes complete it
+      mbar_init(&empty[s], 4);  // one arrival per consumer warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
   if (threadIdx.x >= 128) {  // the producer warpgroup: one thread issues the loads
     if (threadIdx.x == 128) {
-      auto load_w = [&](int i) {  // k-tile i's weight box
-        const int s = i % kWStages;
-        unsigned char* dst = w_ring + s * kWBytes;
+      auto load_w = [&](int i, int s) {
+        unsigned char* dst = smem + s * kStageBytes + kABytes;
         const int kc = (kt0 + i) * kBK;
-        mbar_expect_tx(&w_full[s], kWBytes);
         if constexpr (kForm == SmallGemmForm::geglu) {  // 16 act rows, then their 16 mul rows
-          tma_load(dst, &w_map, &w_full[s], kc, col0);
-          tma_load(dst + kWBytes / 2, &w_map, &w_full[s], kc, n + col0);
+          tma_load(dst, &w_map, &full[s], kc, col0);
+          tma_load(dst + kWBytes / 2, &w_map, &full[s], kc, n + col0);
         } else {
-          tma_load(dst, &w_map, &w_full[s], kc, col0);
+          tma_load(dst, &w_map, &full[s], kc, col0);
         }
       };
-      const int first_w = tiles < kWStages ? tiles : kWStages;
-      for (int i = 0; i < first_w; ++i) load_w(i);  // the weights do not depend on the previous kernel
-      dev::pdl_prologue();                          // the activations do
-      for (int i = 0; i < tiles; ++i) {
-        const int s = i % kAStages;
-        if (i >= kAStages) {
-          mbar_wait(&a_empty[s], ((i / kAStages) - 1) & 1);
-          // k-tile i - kAStages is done with, so is its weight box: refill that slot kWStages ahead.
-          const int j = i - kAStages + kWStages;
-          if (j < tiles) {
-            mbar_wait(&w_empty[j % kWStages], ((j / kWStages) - 1) & 1);
-            load_w(j);
-          }
-        }
-        mbar_expect_tx(&a_full[s], kABytes);
-        tma_load(a_ring + s * kABytes, &a_map, &a_full[s], (kt0 + i) * kBK, 0);
+      const int first = tiles < kStages ? tiles : kStages;
+      for (int i = 0; i < first; ++i) {  // the weights do not depend on the previous kernel
+        mbar_expect_tx(&full[i], kStageBytes);
+        load_w(i, i);
+      }
+      dev::pdl_prologue();  // the activations do
+      for (int i = 0; i < first; ++i) tma_load(smem + i * kStageBytes, &a_map, &full[i], (kt0 + i) * kBK, 0);
+      for (int i = first; i < tiles; ++i) {
+        const int s = i % kStages;
+        mbar_wait(&empty[s], ((i / kStages) - 1) & 1);
+        mbar_expect_tx(&full[s], kStageBytes);
+        load_w(i, s);
+        tma_load(smem + s * kStageBytes, &a_map, &full[s], (kt0 + i) * kBK, 0);
       }
     }
     return;
@@ -124,19 +106,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int j = 0; j < 16; ++j) d[j] = 0.f;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   for (int i = 0; i < tiles; ++i) {
-    mbar_wait(&a_full[i % kAStages], (i / kAStages) & 1);
-    mbar_wait(&w_full[i % kWStages], (i / kWStages) & 1);
-    const unsigned char* a = a_ring + (i % kAStages) * kABytes;
-    const unsigned char* w = w_ring + (i % kWStages) * kWBytes;
+    const int s = i % kStages;
+    mbar_wait(&full[s], (i / kStages) & 1);
+    const unsigned char* a = smem + s * kStageBytes;
     dev::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) wgmma_m64n32k16<T>(d, sw128_desc(a + kk * 32), sw128_desc(w + kk * 32));
+    for (int kk = 0; kk < kBK / 16; ++kk) wgmma_m64n32k16<T>(d, sw128_desc(a + kk * 32), sw128_desc(a + kABytes + kk * 32));
     dev::wgmma_commit();
-    dev::wgmma_wait<1>();  // the previous k-tile's MMAs are done: its boxes go back to the producer
-    if (i > 0 && lane == 0) {
-      mbar_arrive(&a_empty[(i - 1) % kAStages]);
-      mbar_arrive(&w_empty[(i - 1) % kWStages]);
-    }
+    dev::wgmma_wait<1>();  // the previous k-tile's MMAs are done: its stage goes back to the producer
+    if (i > 0 && lane == 0) mbar_arrive(&empty[(i - 1) % kStages]);
   }
   dev::wgmma_wait<0>();
 #pragma unroll

@@ -14,8 +14,8 @@
 // fetch overlap the kernel before it. Measured: 1x48 1.012 -> 0.871 ms (items 57-58).
 //
 // One CTA per 32 W rows (geglu: 16 act rows and their 16 mul rows) and K range; a producer thread
-// streams 32 x 64 W boxes (a 16-deep ring: all of K = 1,024, requested before the PDL wait) and
-// 64 x 64 A boxes (a 5-deep ring, after it) by TMA with the 128-byte swizzle; one consumer warpgroup runs wgmma.m64n32k16 over them in K order, one k-tile's MMAs in flight
+// streams 64 x 64 A boxes and 32 x 64 W boxes by TMA (128-byte swizzle) through an 8-stage ring;
+// one consumer warpgroup runs wgmma.m64n32k16 over them in K order, one k-tile's MMAs in flight
 // while the next are issued. Deterministic; rows m..63 of the A boxes read as zeros.
 // (No thread-block clusters: sharing A between CTAs by TMA multicast made every GEMM slower —
 // a kernel that may run in a cluster pays ~1 us a launch; docs/benchmarks/cuda.md item 61.)
