@@ -15,20 +15,11 @@ namespace {
 constexpr int kBM = 64;      // rows of an A box (the bucket's m <= 64 rows, the rest zeros)
 constexpr int kBN = 32;      // W rows per CTA
 constexpr int kBK = 64;      // K per stage: one 128-byte swizzle row
+constexpr int kStages = 8;   // the ring: the first kStages weight boxes are requested before the PDL wait
 constexpr int kABytes = kBM * kBK * 2;   // 8 KB
 constexpr int kWBytes = kBN * kBK * 2;   // 4 KB
 constexpr int kStageBytes = kABytes + kWBytes;  // 12 KB: both boxes stay 1024-byte aligned
-// The ring's depth: its first stages' weight boxes are requested before the PDL wait, and after it
-// the A boxes of all stages at once — the kernel's time after the wait is A's round trips from L2,
-// k-tiles / stages of them (docs/benchmarks/cuda.md items 62-63). The plain form (QKV, attention
-// output, the decision layers' GEMMs: at most 128 CTAs) holds 18 stages, all of K = 1,024, at one
-// CTA an SM; the GeGLU form (164 CTAs at 48 tokens) and the partials (which follow the GeGLU
-// GEMM's CTAs onto the SMs under PDL) keep 8, at two CTAs an SM.
-template <SmallGemmForm kForm>
-constexpr int stages_of() {
-  return kForm == SmallGemmForm::plain ? 18 : 8;
-}
-constexpr int smem_bytes(int stages) { return stages * kStageBytes + 2 * stages * 8 + 1024; }  // + barriers, alignment slack
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, alignment slack
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
 
 #ifdef LAYA_HAS_WGMMA
@@ -63,7 +54,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, void* out,
                       const T* bias, int relu, int m, int n, int k_tiles, int splits) {
 #ifdef LAYA_HAS_WGMMA
-  constexpr int kStages = stages_of<kForm>();
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
@@ -183,8 +173,7 @@ template <class T, SmallGemmForm kForm>
 void configure() {
   static const bool done = [] {
     LAYA_CUDA_CHECK(
-        cudaFuncSetAttribute(small_gemm_kernel<T, kForm>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             smem_bytes(stages_of<kForm>())));
+        cudaFuncSetAttribute(small_gemm_kernel<T, kForm>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)done;
@@ -198,8 +187,8 @@ void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM);
   const CUtensorMap w_map = tma_tensor_map(a.w, w_rows, a.k, static_cast<uint32_t>(box_rows));
   const dim3 grid(static_cast<unsigned>(a.n / box_rows), static_cast<unsigned>(a.splits));
-  launch_kernel_smem(small_gemm_kernel<T, kForm>, grid, dim3(kThreads), smem_bytes(stages_of<kForm>()), stream, true,
-                     a_map, w_map, a.out, a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits);
+  launch_kernel_smem(small_gemm_kernel<T, kForm>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out,
+                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits);
 }
 
 }  // namespace
