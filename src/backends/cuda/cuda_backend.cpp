@@ -90,17 +90,6 @@ constexpr int32_t kAttnFiveBlocksFromTokens = 8192;
 // LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits).
 constexpr int32_t kPruneHeadFromTokens = 1024;
 
-// Experiment (item 64, reverted after measuring): LAYA_CUDA_ABLATE=a,b,... skips kernel families of
-// the forward (qkv, attn, wo, ln1, mlpin, wo2, ln2, head) so that a graph's time without them shows
-// what they cost inside the graph. The results are garbage.
-bool ablate(const char* what) {
-  static const std::string list = [] {
-    const char* v = std::getenv("LAYA_CUDA_ABLATE");
-    return v != nullptr ? "," + std::string(v) + "," : std::string();
-  }();
-  return list.find("," + std::string(what) + ",") != std::string::npos;
-}
-
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
   return v > 0 ? v : Gemm::kNeverTune;  // 0: never
@@ -597,7 +586,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
-    if (!ablate("qkv")) linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
+    linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
     // RoPE: q is rotated inside the attention kernel's loads. k too for small buckets (each K tile
     // is read by one query tile there: fusing saves a launch); from kRotateKOnceTokens tokens a K
     // tile may be read by several query tiles, so k is rotated once, in place, by one vectorised
@@ -622,15 +611,14 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     }
     AttentionParams<Elem> lp = ap;
     lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && attention_five_blocks_form(ap);
-    if (!ablate("attn")) launch_attention(lp, s);
+    launch_attention(lp, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
     // (or split-K partials) that the add+LN after them adds.
     const bool residual = residual_from_ > 0 && T >= residual_from_;
     float* scratch = reinterpret_cast<float*>(ws_.up);  // free here: holds no live data
     AddLnParams<Elem> a;
     a.x = ws_.x;
-    if (ablate("wo")) {
-    } else if (residual) {
+    if (residual) {
       gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
     } else {
       linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
@@ -641,14 +629,13 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.tokens = T;
     a.d = d;
     a.eps = dims_.eps;
-    if (!ablate("ln1")) launch_add_ln(a, s);
-    if (!ablate("mlpin")) up_geglu(y_, as<Elem>(lw.wi), T, s);
+    launch_add_ln(a, s);
+    up_geglu(y_, as<Elem>(lw.wi), T, s);
     // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
     // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
     a2.x = ws_.x;
-    if (ablate("wo2")) {
-    } else if (residual) {
+    if (residual) {
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
     } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
                small_gemm_supported(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
@@ -675,15 +662,10 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       a2.weight = w_.final_norm;
       a2.norm_out = ws_.h;
     }
-    if (!ablate("ln2")) launch_add_ln(a2, s);
+    launch_add_ln(a2, s);
     if (dumps) dumps->f32(fmt::format("encoder.{}", i), ws_.x, dump_rows, d);
   }
   if (dumps) dumps->f32("final_norm", ws_.h, dump_rows, d);
-  if (ablate("head")) {
-    LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.host_out, ws_.out, static_cast<size_t>(K + S * dims_.n_act) * 4,
-                                    cudaMemcpyDeviceToHost, s));
-    return;
-  }
 
   const int32_t H = static_cast<int32_t>(w_.head.size());
   TypeLnParams<Elem> tp;

@@ -1,6 +1,5 @@
 #include "backends/cuda/small_gemm.cuh"
 
-#include <cstdlib>
 #include <type_traits>
 
 #include "backends/cuda/check.h"
@@ -53,7 +52,7 @@ __device__ __forceinline__ void wgmma_m64n32k16(float (&d)[16], uint64_t da, uin
 template <class T, SmallGemmForm kForm>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, void* out,
-                      const T* bias, int relu, int m, int n, int k_tiles, int splits, int hollow) {
+                      const T* bias, int relu, int m, int n, int k_tiles, int splits) {
 #ifdef LAYA_HAS_WGMMA
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -83,31 +82,19 @@ __global__ void __launch_bounds__(kThreads, 1)
           tma_load(dst, &w_map, &full[s], kc, col0);
         }
       };
-      // Experiment (item 64): hollow 1 = no loads, 2 = weights only, 3 = A only.
-      const bool do_w = hollow == 0 || hollow == 2, do_a = hollow == 0 || hollow == 3;
-      const uint32_t bytes = (do_w ? kWBytes : 0) + (do_a ? kABytes : 0);
       const int first = tiles < kStages ? tiles : kStages;
       for (int i = 0; i < first; ++i) {  // the weights do not depend on the previous kernel
-        if (bytes == 0) {
-          mbar_arrive(&full[i]);
-          continue;
-        }
-        mbar_expect_tx(&full[i], bytes);
-        if (do_w) load_w(i, i);
+        mbar_expect_tx(&full[i], kStageBytes);
+        load_w(i, i);
       }
       dev::pdl_prologue();  // the activations do
-      if (do_a)
-        for (int i = 0; i < first; ++i) tma_load(smem + i * kStageBytes, &a_map, &full[i], (kt0 + i) * kBK, 0);
+      for (int i = 0; i < first; ++i) tma_load(smem + i * kStageBytes, &a_map, &full[i], (kt0 + i) * kBK, 0);
       for (int i = first; i < tiles; ++i) {
         const int s = i % kStages;
         mbar_wait(&empty[s], ((i / kStages) - 1) & 1);
-        if (bytes == 0) {
-          mbar_arrive(&full[s]);
-          continue;
-        }
-        mbar_expect_tx(&full[s], bytes);
-        if (do_w) load_w(i, s);
-        if (do_a) tma_load(smem + s * kStageBytes, &a_map, &full[s], (kt0 + i) * kBK, 0);
+        mbar_expect_tx(&full[s], kStageBytes);
+        load_w(i, s);
+        tma_load(smem + s * kStageBytes, &a_map, &full[s], (kt0 + i) * kBK, 0);
       }
     }
     return;
@@ -192,14 +179,6 @@ void configure() {
   (void)done;
 }
 
-int hollow_env() {
-  static const int v = [] {
-    const char* e = std::getenv("LAYA_CUDA_SMALL_GEMM_HOLLOW");
-    return e != nullptr ? std::atoi(e) : 0;
-  }();
-  return v;
-}
-
 template <class T, SmallGemmForm kForm>
 void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   configure<T, kForm>();
@@ -209,7 +188,7 @@ void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap w_map = tma_tensor_map(a.w, w_rows, a.k, static_cast<uint32_t>(box_rows));
   const dim3 grid(static_cast<unsigned>(a.n / box_rows), static_cast<unsigned>(a.splits));
   launch_kernel_smem(small_gemm_kernel<T, kForm>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out,
-                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits, hollow_env());
+                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits);
 }
 
 }  // namespace
