@@ -856,6 +856,101 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "ReLU without a bias";
 }
 
+// The small GEMM with the add+LayerNorm after it in the same kernel (SmallGemmArgs::then_ln, behind
+// a grid-wide barrier): bitwise the outputs of the small GEMM followed by launch_add_ln, for the
+// plain form (x += out, y = LN) and the partials (x += T(sum of parts), LN with a bias, norm_out),
+// three times over the same barrier counter (each launch leaves it at a multiple of its grid);
+// calls it does not take are refused.
+TYPED_TEST(CudaKernelsTyped, SmallGemmThenAddLnMatchesSeparateKernels) {
+  LAYA_REQUIRE_GPU();
+  if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
+  std::mt19937 rng(37);
+  Dev<unsigned long long> sync(std::vector<unsigned long long>{0ull});
+  struct Case {
+    int32_t m, n, k, splits;
+  };
+  for (const Case c : {Case{48, 1024, 1024, 1}, Case{48, 1024, 2624, 2}, Case{1, 128, 128, 1}, Case{5, 128, 192, 3},
+                       Case{64, 768, 768, 1}}) {
+    SCOPED_TRACE(testing::Message() << "M=" << c.m << " N=" << c.n << " K=" << c.k << " splits " << c.splits);
+    ASSERT_TRUE(small_gemm_add_ln_fits(c.n, c.splits));
+    const bool parts = c.splits > 1;
+    const auto form = parts ? SmallGemmForm::partials : SmallGemmForm::plain;
+    const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(c.m) * c.k));
+    const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(c.n) * c.k, 0.05f));
+    const auto x0 = randn(rng, static_cast<size_t>(c.m) * c.n, 2.f);
+    const auto lw = randn(rng, static_cast<size_t>(c.n), 0.1f, 1.f), lb = randn(rng, static_cast<size_t>(c.n), 0.1f);
+    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w));
+    Dev<float> dlw(lw), dlb(lb);
+    const size_t out_elems = static_cast<size_t>(c.splits) * c.m * c.n;
+    // Returns x, the LayerNorm output (y as floats, or norm_out) and the GEMM's output, after one run.
+    auto run = [&](bool fused) {
+      Dev<float> dx(x0), dn(x0.size()), dout32(out_elems);
+      Dev<TypeParam> dy(x0.size()), dout16(out_elems);
+      dn.poison();
+      dy.poison();
+      AddLnParams<TypeParam> ln;
+      ln.x = dx.get();
+      ln.weight = dlw.get();
+      ln.tokens = c.m;
+      ln.d = c.n;
+      void* out = parts ? static_cast<void*>(dout32.get()) : static_cast<void*>(dout16.get());
+      if (parts) {
+        ln.add_parts = dout32.get();
+        ln.parts = c.splits;
+        ln.bias = dlb.get();
+        ln.norm_out = dn.get();
+      } else {
+        ln.add = dout16.get();
+        ln.y = dy.get();
+      }
+      SmallGemmArgs<TypeParam> g{da.get(), dw.get(), out, c.m, c.n, c.k, form, c.splits};
+      if (fused) {
+        g.then_ln = ln;
+        g.grid_sync = sync.get();
+      }
+      launch_small_gemm(g, nullptr);
+      if (!fused) launch_add_ln(ln, nullptr);
+      std::vector<std::vector<float>> got{dx.down(), parts ? dn.down() : from16(dy.down()),
+                                          parts ? dout32.down() : from16(dout16.down())};
+      return got;
+    };
+    const auto ref = run(false);
+    for (int rep = 0; rep < 3; ++rep) {
+      const auto got = run(true);
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_TRUE(got[i].size() == ref[i].size() &&
+                    std::memcmp(got[i].data(), ref[i].data(), got[i].size() * sizeof(float)) == 0)
+            << "output " << i << " (x, LayerNorm, GEMM) differs from the separate kernels', run " << rep;
+      EXPECT_EQ(sync.down()[0] % (static_cast<unsigned long long>(c.n / 32) * c.splits), 0u);
+    }
+  }
+  // Refused: an add+LN that does not read the GEMM's output row for row, a GeGLU form, no counter.
+  Dev<TypeParam> x16(64 * 128);
+  Dev<float> x32(64 * 128);
+  AddLnParams<TypeParam> ln;
+  ln.x = x32.get();
+  ln.add = x16.get();
+  ln.tokens = 8;
+  ln.d = 128;
+  SmallGemmArgs<TypeParam> g{x16.get(), x16.get(), x16.get(), 8, 128, 128};
+  g.then_ln = ln;
+  EXPECT_THROW(launch_small_gemm(g, nullptr), Error) << "no grid_sync";
+  g.grid_sync = sync.get();
+  g.then_ln.tokens = 7;
+  EXPECT_THROW(launch_small_gemm(g, nullptr), Error) << "other rows";
+  g.then_ln.tokens = 8;
+  g.then_ln.add = x16.get() + 64;
+  EXPECT_THROW(launch_small_gemm(g, nullptr), Error) << "another buffer";
+  g = SmallGemmArgs<TypeParam>{x16.get(), x16.get(), x16.get(), 8, 64, 128, SmallGemmForm::geglu};
+  g.then_ln = ln;
+  g.then_ln.d = 64;
+  g.grid_sync = sync.get();
+  EXPECT_THROW(launch_small_gemm(g, nullptr), Error) << "geglu form";
+  EXPECT_FALSE(small_gemm_add_ln_fits(96, 1)) << "not a multiple of 64";
+  EXPECT_FALSE(small_gemm_add_ln_fits(2048, 1)) << "wider than the row code holds";
+  EXPECT_FALSE(small_gemm_add_ln_fits(1024, 1000)) << "more CTAs than the GPU holds at once";
+}
+
 TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(29);
