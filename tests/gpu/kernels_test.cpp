@@ -859,13 +859,14 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
 // The small GEMM with the add+LayerNorm after it in the same kernel (SmallGemmArgs::then_ln, behind
 // a grid-wide barrier): bitwise the outputs of the small GEMM followed by launch_add_ln, for the
 // plain form (x += out, y = LN) and the partials (x += T(sum of parts), LN with a bias, norm_out),
-// three times over the same barrier counter (each launch leaves it at a multiple of its grid);
-// calls it does not take are refused.
+// three times each over one barrier (grids of 4 to 64 CTAs in turn: each launch re-arms it); calls
+// it does not take are refused.
 TYPED_TEST(CudaKernelsTyped, SmallGemmThenAddLnMatchesSeparateKernels) {
   LAYA_REQUIRE_GPU();
   if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
   std::mt19937 rng(37);
-  Dev<unsigned long long> sync(std::vector<unsigned long long>{0ull});
+  Dev<unsigned long long> sync(std::vector<unsigned long long>{0ull, 0ull});
+  unsigned long long barriers = 0;
   struct Case {
     int32_t m, n, k, splits;
   };
@@ -921,7 +922,9 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmThenAddLnMatchesSeparateKernels) {
         EXPECT_TRUE(got[i].size() == ref[i].size() &&
                     std::memcmp(got[i].data(), ref[i].data(), got[i].size() * sizeof(float)) == 0)
             << "output " << i << " (x, LayerNorm, GEMM) differs from the separate kernels', run " << rep;
-      EXPECT_EQ(sync.down()[0] % (static_cast<unsigned long long>(c.n / 32) * c.splits), 0u);
+      const auto state = sync.down();
+      EXPECT_EQ(state[0], 0u) << "arrivals not re-armed";
+      EXPECT_EQ(state[1], ++barriers) << "one barrier a launch";
     }
   }
   // Refused: an add+LN that does not read the GEMM's output row for row, a GeGLU form, no counter.

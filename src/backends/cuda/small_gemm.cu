@@ -51,7 +51,7 @@ __device__ __forceinline__ void wgmma_m64n32k16(float (&d)[16], uint64_t da, uin
 
 // blockIdx.x: the CTA's 32 W rows (geglu: 16 outputs); blockIdx.y: its K range (partials).
 template <class T, SmallGemmForm kForm>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kThreads, 2)  // two CTAs an SM: the add+LN's rows must not cost that
     small_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, void* out,
                       const T* bias, int relu, int m, int n, int k_tiles, int splits, AddLnParams<T> ln,
                       unsigned long long* grid_sync) {
@@ -174,14 +174,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     // one of them has started, and they wait on nothing else (launch_small_gemm checks the grid fits).
     __threadfence();
     asm volatile("bar.sync 1, 128;\n" ::: "memory");  // the consumer warpgroup
-    if (threadIdx.x == 0) {
-      const unsigned long long ctas = gridDim.x * gridDim.y;
-      const unsigned long long target = (atomicAdd(grid_sync, 1ull) / ctas + 1) * ctas;
-      unsigned long long seen = 0;
-      for (uint32_t spins = 0;; ++spins) {
-        asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(seen) : "l"(grid_sync) : "memory");
-        if (seen >= target) break;
-        if (spins == (1u << 25)) __trap();  // seconds: a grid that cannot complete fails instead of hanging
+    if (threadIdx.x == 0) {  // grid_sync[0]: CTAs arrived, grid_sync[1]: barriers completed
+      unsigned long long gen = 0, seen = 0;
+      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(gen) : "l"(grid_sync + 1) : "memory");
+      if (atomicAdd(grid_sync, 1ull) == static_cast<unsigned long long>(gridDim.x) * gridDim.y - 1) {
+        grid_sync[0] = 0;  // the last to arrive re-arms the counter, then opens the barrier
+        asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(grid_sync + 1), "l"(gen + 1) : "memory");
+      } else {
+        for (uint32_t spins = 0;; ++spins) {
+          asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(seen) : "l"(grid_sync + 1) : "memory");
+          if (seen != gen) break;
+          if (spins == (1u << 25)) __trap();  // seconds: a grid that cannot complete fails instead of hanging
+        }
       }
     }
     asm volatile("bar.sync 1, 128;\n" ::: "memory");

@@ -45,13 +45,13 @@ struct SmallGemmArgs {
   bool relu = false;         // plain only, with a bias: max(0, .) after it
   // Then, in the same kernel, the add+LayerNorm that consumes `out` (then_ln.add = out for the plain
   // form, then_ln.add_parts = out for the partials; then_ln.x == nullptr: none): once every CTA has
-  // stored its part — a grid-wide barrier on *grid_sync, a counter of this call site that only such
-  // launches of this grid size touch, zero or left by them — the CTAs' warps run add_ln_kernel's
+  // stored its part — a grid-wide barrier on grid_sync[0..1] (arrivals, generation; zeroed once,
+  // re-armed by each barrier, used by one stream at a time) — the CTAs' warps run add_ln_kernel's
   // row code (norm_row.cuh) over the rows, so the rows are bitwise those of launch_add_ln. It saves
   // a kernel boundary (docs/benchmarks/cuda.md items 64-65). The grid must fit on the GPU at once
   // (launch_small_gemm checks).
   AddLnParams<T> then_ln{};
-  unsigned long long* grid_sync = nullptr;
+  unsigned long long* grid_sync = nullptr;  // [2]
 };
 
 // Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and
