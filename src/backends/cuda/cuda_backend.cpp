@@ -115,7 +115,7 @@ struct Workspace {
   void* gemm_ws = nullptr;
   // The grid barriers of the small GEMMs that run the add+LN after them (SmallGemmArgs::grid_sync):
   // one counter per call site, zeroed with the workspace.
-  unsigned long long* grid_sync = nullptr;  // [2][2]: attention output, MLP output
+  unsigned long long* grid_sync = nullptr;  // [2][32]: attention output, MLP output
   int32_t* host_in = nullptr;  // pinned
   float* host_out = nullptr;   // pinned
   int64_t host_in_elems = 0, host_out_elems = 0;
@@ -349,7 +349,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
       {reinterpret_cast<void**>(&ws_.parts), int64_t{kMlpOutSplits} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
-      {reinterpret_cast<void**>(&ws_.grid_sync), 4 * 8},
+      {reinterpret_cast<void**>(&ws_.grid_sync), 64 * 8},
   };
   int64_t ws_bytes = 0;
   for (const auto& p : parts) ws_bytes += align256(p.bytes);
@@ -690,7 +690,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
                              kMlpOutSplits};
       if (fuses_add_ln(T, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
         sg.then_ln = a2;
-        sg.grid_sync = ws_.grid_sync + 2;
+        sg.grid_sync = ws_.grid_sync + 32;
       }
       launch_small_gemm(sg, s);
       if (sg.then_ln.x == nullptr) launch_add_ln(a2, s);

@@ -21,6 +21,7 @@ constexpr int kABytes = kBM * kBK * 2;   // 8 KB
 constexpr int kWBytes = kBN * kBK * 2;   // 4 KB
 constexpr int kStageBytes = kABytes + kWBytes;  // 12 KB: both boxes stay 1024-byte aligned
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, alignment slack
+constexpr int kSyncStride = 16;  // SmallGemmArgs::grid_sync: the generation word 128 bytes after the arrivals
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
 
 #ifdef LAYA_HAS_WGMMA
@@ -176,13 +177,15 @@ __global__ void __launch_bounds__(kThreads, 2)  // two CTAs an SM: the add+LN's 
     asm volatile("bar.sync 1, 128;\n" ::: "memory");  // the consumer warpgroup
     if (threadIdx.x == 0) {  // grid_sync[0]: CTAs arrived, grid_sync[1]: barriers completed
       unsigned long long gen = 0, seen = 0;
-      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(gen) : "l"(grid_sync + 1) : "memory");
+      unsigned long long* generation = grid_sync + kSyncStride;  // its own 128-byte line: polls do not slow the atomics
+      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(gen) : "l"(generation) : "memory");
       if (atomicAdd(grid_sync, 1ull) == static_cast<unsigned long long>(gridDim.x) * gridDim.y - 1) {
         grid_sync[0] = 0;  // the last to arrive re-arms the counter, then opens the barrier
-        asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(grid_sync + 1), "l"(gen + 1) : "memory");
+        asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(generation), "l"(gen + 1) : "memory");
       } else {
         for (uint32_t spins = 0;; ++spins) {
-          asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(seen) : "l"(grid_sync + 1) : "memory");
+          __nanosleep(64);
+          asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(seen) : "l"(generation) : "memory");
           if (seen != gen) break;
           if (spins == (1u << 25)) __trap();  // seconds: a grid that cannot complete fails instead of hanging
         }

@@ -51,7 +51,7 @@ struct SmallGemmArgs {
   // a kernel boundary (docs/benchmarks/cuda.md items 64-65). The grid must fit on the GPU at once
   // (launch_small_gemm checks).
   AddLnParams<T> then_ln{};
-  unsigned long long* grid_sync = nullptr;  // [2]
+  unsigned long long* grid_sync = nullptr;  // [32]: arrivals at [0], generation at [16]
 };
 
 // Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and
