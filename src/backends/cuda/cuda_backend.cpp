@@ -58,10 +58,6 @@ constexpr int32_t kSmallGemmMaxRows = 64;
 // overrides the bound (0: none on it). Measured on the H200 (docs/benchmarks/cuda.md item 60):
 // 1x48 -0.005 ms, 1x64 -0.009; all of them (K = 4096 too) +0.011 against this bound.
 constexpr int32_t kSmallGemmBiasMaxK = 1024;
-// In those buckets the two output GEMMs of an encoder layer run the add+LN after them in the same
-// kernel (SmallGemmArgs::then_ln): two kernel boundaries fewer a layer, the same arithmetic.
-// LAYA_CUDA_SMALL_GEMM_FUSED_LN=0: separate add+LN kernels. Measured on the H200:
-// docs/benchmarks/cuda.md item 65.
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
 // fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
@@ -113,9 +109,6 @@ struct Workspace {
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
-  // The grid barriers of the small GEMMs that run the add+LN after them (SmallGemmArgs::grid_sync):
-  // one counter per call site, zeroed with the workspace.
-  unsigned long long* grid_sync = nullptr;  // [2][32]: attention output, MLP output
   int32_t* host_in = nullptr;  // pinned
   float* host_out = nullptr;   // pinned
   int64_t host_in_elems = 0, host_out_elems = 0;
@@ -195,12 +188,6 @@ class CudaBackendImpl final : public CudaEngine {
   // its output is read at each row's first token (act head) and at the markers (scorer) and
   // nowhere else, so the other rows' out_proj, FFN and LayerNorms are dead work. Needs the
   // compact rows (one per row slot and marker slot) to fit the token-sized buffers.
-  // Whether an encoder output GEMM of `tokens` rows into d columns runs on the small GEMM with the
-  // add+LN after it in the same kernel (small_gemm_fused_ln_; not with the skinny experiment).
-  bool fuses_add_ln(int32_t tokens, int32_t k, SmallGemmForm form, int32_t splits) const {
-    return small_gemm_fused_ln_ && tokens <= small_gemm_max_m_ && tokens > skinny_max_m_ &&
-           small_gemm_supported(tokens, dims_.d, k, form, splits) && small_gemm_add_ln_fits(dims_.d, splits);
-  }
   bool prunes_last_decision_layer(const Bucket& b) const {
     return prune_head_from_ > 0 && b.tokens >= prune_head_from_ && b.row_slots() + b.markers <= b.tokens;
   }
@@ -230,7 +217,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K, where PDL chains them
-  bool small_gemm_fused_ln_ = false;    // the encoder's output GEMMs there run the add+LN after them
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
@@ -349,7 +335,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
       {reinterpret_cast<void**>(&ws_.parts), int64_t{kMlpOutSplits} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
-      {reinterpret_cast<void**>(&ws_.grid_sync), 64 * 8},
   };
   int64_t ws_bytes = 0;
   for (const auto& p : parts) ws_bytes += align256(p.bytes);
@@ -390,7 +375,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 64)
                             : 0;
     small_gemm_bias_max_k_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_BIAS", kSmallGemmBiasMaxK));
-    small_gemm_fused_ln_ = env_int("LAYA_CUDA_SMALL_GEMM_FUSED_LN", 1) != 0;
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
@@ -413,11 +397,10 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
-      small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}{}", small_gemm_max_m_,
+      small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}", small_gemm_max_m_,
                                           small_gemm_bias_max_k_ > 0
                                               ? fmt::format(", bias GEMMs of K <= {} too", small_gemm_bias_max_k_)
-                                              : std::string(),
-                                          small_gemm_fused_ln_ ? ", add+LNs in the output GEMMs" : "")
+                                              : std::string())
                             : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
@@ -635,36 +618,30 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     float* scratch = reinterpret_cast<float*>(ws_.up);  // free here: holds no live data
     AddLnParams<Elem> a;
     a.x = ws_.x;
+    if (residual) {
+      gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
+    } else {
+      linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
+      a.add = proj_;
+    }
     a.weight = lw.mlp_norm;
     a.y = y_;
     a.tokens = T;
     a.d = d;
     a.eps = dims_.eps;
-    if (residual) {
-      gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
-      launch_add_ln(a, s);
-    } else if (fuses_add_ln(T, d, SmallGemmForm::plain, 1)) {  // K = d
-      a.add = proj_;
-      SmallGemmArgs<Elem> sg{att_, as<Elem>(lw.wo), proj_, T, d, d};
-      sg.then_ln = a;
-      sg.grid_sync = ws_.grid_sync;
-      launch_small_gemm(sg, s);
-    } else {
-      linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
-      a.add = proj_;
-      launch_add_ln(a, s);
-    }
+    launch_add_ln(a, s);
     up_geglu(y_, as<Elem>(lw.wi), T, s);
     // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
     // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
     a2.x = ws_.x;
-    bool mlp_out_small = false;  // on the small GEMM (launched below, with the add+LN when fused)
     if (residual) {
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
     } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
                small_gemm_supported(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
-      mlp_out_small = true;
+      launch_small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter,
+                                            SmallGemmForm::partials, kMlpOutSplits},
+                        s);
       a2.add_parts = ws_.parts;
       a2.parts = kMlpOutSplits;
     } else if (T <= partials_max_rows_ && T > skinny_max_m_) {
@@ -685,18 +662,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       a2.weight = w_.final_norm;
       a2.norm_out = ws_.h;
     }
-    if (mlp_out_small) {
-      SmallGemmArgs<Elem> sg{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, SmallGemmForm::partials,
-                             kMlpOutSplits};
-      if (fuses_add_ln(T, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
-        sg.then_ln = a2;
-        sg.grid_sync = ws_.grid_sync + 32;
-      }
-      launch_small_gemm(sg, s);
-      if (sg.then_ln.x == nullptr) launch_add_ln(a2, s);
-    } else {
-      launch_add_ln(a2, s);
-    }
+    launch_add_ln(a2, s);
     if (dumps) dumps->f32(fmt::format("encoder.{}", i), ws_.x, dump_rows, d);
   }
   if (dumps) dumps->f32("final_norm", ws_.h, dump_rows, d);

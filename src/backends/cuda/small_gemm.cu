@@ -5,7 +5,6 @@
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/half16.cuh"
-#include "backends/cuda/norm_row.cuh"
 #include "backends/cuda/tma.cuh"
 #include "backends/cuda/wgmma.cuh"
 
@@ -21,7 +20,6 @@ constexpr int kABytes = kBM * kBK * 2;   // 8 KB
 constexpr int kWBytes = kBN * kBK * 2;   // 4 KB
 constexpr int kStageBytes = kABytes + kWBytes;  // 12 KB: both boxes stay 1024-byte aligned
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, alignment slack
-constexpr int kSyncStride = 16;  // SmallGemmArgs::grid_sync: the generation word 128 bytes after the arrivals
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
 
 #ifdef LAYA_HAS_WGMMA
@@ -52,10 +50,9 @@ __device__ __forceinline__ void wgmma_m64n32k16(float (&d)[16], uint64_t da, uin
 
 // blockIdx.x: the CTA's 32 W rows (geglu: 16 outputs); blockIdx.y: its K range (partials).
 template <class T, SmallGemmForm kForm>
-__global__ void __launch_bounds__(kThreads, 2)  // two CTAs an SM: the add+LN's rows must not cost that
+__global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, void* out,
-                      const T* bias, int relu, int m, int n, int k_tiles, int splits, AddLnParams<T> ln,
-                      unsigned long long* grid_sync) {
+                      const T* bias, int relu, int m, int n, int k_tiles, int splits) {
 #ifdef LAYA_HAS_WGMMA
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -169,33 +166,6 @@ __global__ void __launch_bounds__(kThreads, 2)  // two CTAs an SM: the add+LN's 
       }
     }
   }
-  if (ln.x != nullptr) {
-    // Every CTA's part of `out` is stored and visible before any row is read. All CTAs of the grid
-    // are resident by the time one waits here: under PDL the next kernel launches only once every
-    // one of them has started, and they wait on nothing else (launch_small_gemm checks the grid fits).
-    __threadfence();
-    asm volatile("bar.sync 1, 128;\n" ::: "memory");  // the consumer warpgroup
-    if (threadIdx.x == 0) {  // grid_sync[0]: CTAs arrived, grid_sync[1]: barriers completed
-      unsigned long long gen = 0, seen = 0;
-      unsigned long long* generation = grid_sync + kSyncStride;  // its own 128-byte line: polls do not slow the atomics
-      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(gen) : "l"(generation) : "memory");
-      if (atomicAdd(grid_sync, 1ull) == static_cast<unsigned long long>(gridDim.x) * gridDim.y - 1) {
-        grid_sync[0] = 0;  // the last to arrive re-arms the counter, then opens the barrier
-        asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(generation), "l"(gen + 1) : "memory");
-      } else {
-        for (uint32_t spins = 0;; ++spins) {
-          __nanosleep(64);
-          asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(seen) : "l"(generation) : "memory");
-          if (seen != gen) break;
-          if (spins == (1u << 25)) __trap();  // seconds: a grid that cannot complete fails instead of hanging
-        }
-      }
-    }
-    asm volatile("bar.sync 1, 128;\n" ::: "memory");
-    __threadfence();
-    const int ctas = static_cast<int>(gridDim.x * gridDim.y), cta = static_cast<int>(blockIdx.y * gridDim.x + blockIdx.x);
-    for (int r = warp * ctas + cta; r < ln.tokens; r += 4 * ctas) dev::add_ln_row<T, dev::kAnyForm>(ln, r, lane);
-  }
 #endif
 }
 
@@ -218,24 +188,7 @@ void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap w_map = tma_tensor_map(a.w, w_rows, a.k, static_cast<uint32_t>(box_rows));
   const dim3 grid(static_cast<unsigned>(a.n / box_rows), static_cast<unsigned>(a.splits));
   launch_kernel_smem(small_gemm_kernel<T, kForm>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out,
-                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits, a.then_ln, a.grid_sync);
-}
-
-// How many CTAs of the kernel the current device holds at once (the grid barrier of then_ln needs
-// its whole grid resident); read once.
-int64_t resident_ctas() {
-  static const int64_t n = [] {
-    int dev = 0, sms = 0, per_sm = 0;
-    configure<__nv_bfloat16, SmallGemmForm::plain>();
-    const bool ok = cudaGetDevice(&dev) == cudaSuccess &&
-                    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                        &per_sm, small_gemm_kernel<__nv_bfloat16, SmallGemmForm::plain>, kThreads, kSmemBytes) ==
-                        cudaSuccess;
-    cudaGetLastError();
-    return ok ? int64_t{sms} * per_sm : int64_t{0};
-  }();
-  return n;
+                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits);
 }
 
 }  // namespace
@@ -248,10 +201,6 @@ bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, i
          splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials);
 }
 
-bool small_gemm_add_ln_fits(int32_t n, int32_t splits) {
-  return n > 0 && n % 64 == 0 && n <= kMaxHidden && splits >= 1 && int64_t{n / kBN} * splits <= resident_ctas();
-}
-
 template <class T>
 void launch_small_gemm(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   LAYA_REQUIRE(a.in && a.w && a.out && small_gemm_supported(a.m, a.n, a.k, a.form, a.splits), ErrorKind::internal,
@@ -260,18 +209,6 @@ void launch_small_gemm(const SmallGemmArgs<T>& a, cudaStream_t stream) {
                "small_gemm: operands must be 16-byte aligned");
   LAYA_REQUIRE((a.bias == nullptr && !a.relu) || (a.form == SmallGemmForm::plain && a.bias != nullptr),
                ErrorKind::internal, "small_gemm: a bias (and ReLU, which needs one) in the plain form only");
-  if (a.then_ln.x != nullptr) {
-    const AddLnParams<T>& ln = a.then_ln;
-    const bool plain = a.form == SmallGemmForm::plain;
-    LAYA_REQUIRE(a.grid_sync != nullptr && a.form != SmallGemmForm::geglu && ln.tokens == a.m && ln.d == a.n &&
-                     (ln.bias == nullptr || ln.weight != nullptr) &&
-                     (plain ? ln.add == a.out && ln.add_parts == nullptr
-                            : ln.add == nullptr && ln.add_parts == a.out && ln.parts == a.splits),
-                 ErrorKind::internal, "small_gemm: the add+LN after it must read its output, row for row");
-    LAYA_REQUIRE(small_gemm_add_ln_fits(a.n, a.splits), ErrorKind::internal,
-                 "small_gemm: {} x {} CTAs cannot all be resident at once ({} can): no add+LN in it", a.n / kBN,
-                 a.splits, resident_ctas());
-  }
   if (a.m == 0) return;
   switch (a.form) {
     case SmallGemmForm::plain:

@@ -27,8 +27,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
-#include "backends/cuda/norm.cuh"
-
 namespace laya::cuda {
 
 enum class SmallGemmForm { plain, partials, geglu };
@@ -43,25 +41,12 @@ struct SmallGemmArgs {
   int32_t splits = 1;        // partials only
   const T* bias = nullptr;   // plain only: [n], added in fp32 before the rounding
   bool relu = false;         // plain only, with a bias: max(0, .) after it
-  // Then, in the same kernel, the add+LayerNorm that consumes `out` (then_ln.add = out for the plain
-  // form, then_ln.add_parts = out for the partials; then_ln.x == nullptr: none): once every CTA has
-  // stored its part — a grid-wide barrier on grid_sync[0..1] (arrivals, generation; zeroed once,
-  // re-armed by each barrier, used by one stream at a time) — the CTAs' warps run add_ln_kernel's
-  // row code (norm_row.cuh) over the rows, so the rows are bitwise those of launch_add_ln. It saves
-  // a kernel boundary (docs/benchmarks/cuda.md items 64-65). The grid must fit on the GPU at once
-  // (launch_small_gemm checks).
-  AddLnParams<T> then_ln{};
-  unsigned long long* grid_sync = nullptr;  // [32]: arrivals at [0], generation at [16]
 };
 
 // Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and
 // takes these dimensions: m <= 64, k a multiple of 64, n a multiple of 32 (geglu: 16), at most one
 // K range per 64-wide k-tile. (A bias is taken by the plain form only: launch_small_gemm checks.)
 bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1);
-
-// Whether an output of n columns in `splits` K ranges can take then_ln: a hidden size the row code
-// holds (norm.cuh) and a grid the current device holds at once.
-bool small_gemm_add_ln_fits(int32_t n, int32_t splits);
 
 template <class T>
 void launch_small_gemm(const SmallGemmArgs<T>& a, cudaStream_t stream);
