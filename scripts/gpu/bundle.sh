@@ -20,9 +20,10 @@ for f in "$B/bin/laya-engine" "$B/tests/gpu/test_gpu" "$B/tests/gpu/test_cuda_ho
   cp "$f" "$STAGE/bin/"
   strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
 done
-# Optional, when built: the HTTP benchmark (bench/server, --backend cuda) and the GEMM candidate
-# benchmark (bench/cuda).
-for f in "$B/bench/server/laya_bench_http" "$B/bench/cuda/laya_bench_gemm" "$B/bench/cuda/laya_bench_gemm_pdl"; do
+# Optional, when built: the HTTP benchmark (bench/server, --backend cuda) and the CUDA benchmarks
+# (bench/cuda: GEMM candidates, PDL probes, grid barrier).
+for f in "$B/bench/server/laya_bench_http" "$B/bench/cuda/laya_bench_gemm" "$B/bench/cuda/laya_bench_gemm_pdl" \
+         "$B/bench/cuda/laya_bench_grid_barrier"; do
   if [ -x "$f" ]; then
     cp "$f" "$STAGE/bin/" && strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
   fi
