@@ -13,9 +13,22 @@
 
 namespace laya::cuda {
 
+// Experiment (item 68): LAYA_CUDA_CARVEOUT=P sets every own kernel's preferred shared-memory
+// carveout to P percent before its launch (-1: untouched), so consecutive kernels need no
+// L1 / shared reconfiguration between them.
+inline int carveout_from_env() {
+  static const int v = [] {
+    const char* e = std::getenv("LAYA_CUDA_CARVEOUT");
+    return e != nullptr ? std::atoi(e) : -1;
+  }();
+  return v;
+}
+
 template <typename... Params, typename... Args>
 void launch_kernel_smem(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                         bool allow_pdl, Args&&... args) {
+  if (carveout_from_env() >= 0)
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_from_env()));
   if (!allow_pdl || !pdl_enabled() || stream == nullptr) {  // PDL only on the engine's own stream
     kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
     return;

@@ -101,15 +101,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   // The consumers write `out`, which the previous kernel may still read.
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  // One accumulator per 16-wide K step of a k-tile: the four MMAs of a k-tile are independent, so
-  // the chain of dependent MMAs is one per k-tile instead of four (at 48 rows the kernel is bound by
-  // that chain's latency, not by its loads: docs/benchmarks/cuda.md items 64 and 67). Summed in a
-  // fixed order at the end: deterministic, not cuBLASLt's order.
-  float acc[kBK / 16][16];
+  float d[16];
 #pragma unroll
-  for (int kk = 0; kk < kBK / 16; ++kk)
-#pragma unroll
-    for (int j = 0; j < 16; ++j) acc[kk][j] = 0.f;
+  for (int j = 0; j < 16; ++j) d[j] = 0.f;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   for (int i = 0; i < tiles; ++i) {
     const int s = i % kStages;
@@ -117,20 +111,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     const unsigned char* a = smem + s * kStageBytes;
     dev::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk)
-      wgmma_m64n32k16<T>(acc[kk], sw128_desc(a + kk * 32), sw128_desc(a + kABytes + kk * 32));
+    for (int kk = 0; kk < kBK / 16; ++kk) wgmma_m64n32k16<T>(d, sw128_desc(a + kk * 32), sw128_desc(a + kABytes + kk * 32));
     dev::wgmma_commit();
     dev::wgmma_wait<1>();  // the previous k-tile's MMAs are done: its stage goes back to the producer
     if (i > 0 && lane == 0) mbar_arrive(&empty[(i - 1) % kStages]);
   }
   dev::wgmma_wait<0>();
-  float d[16];
 #pragma unroll
-  for (int j = 0; j < 16; ++j) {
-#pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) dev::fence_reg(acc[kk][j]);
-    d[j] = __fadd_rn(__fadd_rn(acc[0][j], acc[1][j]), __fadd_rn(acc[2][j], acc[3][j]));
-  }
+  for (int j = 0; j < 16; ++j) dev::fence_reg(d[j]);
   // Register 4c + 2h + e: row 16 warp + lane / 4 + 8h, column 8c + 2 (lane % 4) + e of the tile.
   const int row = warp * 16 + (lane >> 2), col = 2 * (lane & 3);
   float b[8] = {};  // plain form: the bias of this thread's 8 columns
