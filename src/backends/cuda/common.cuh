@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <mutex>
+#include <unordered_set>
 #include <utility>
 
 #include "backends/cuda/check.h"
@@ -13,22 +15,32 @@
 
 namespace laya::cuda {
 
-// Experiment (item 68): LAYA_CUDA_CARVEOUT=P sets every own kernel's preferred shared-memory
-// carveout to P percent before its launch (-1: untouched), so consecutive kernels need no
-// L1 / shared reconfiguration between them.
-inline int carveout_from_env() {
+// Every own kernel prefers the largest shared-memory carveout (LAYA_CUDA_CARVEOUT=P overrides the
+// percentage; -1: the driver's choice). Kernels that need much shared memory (the small GEMM: 99 KB
+// a CTA) and kernels that need none alternate in a small bucket's forward; with one carveout for
+// all, the SMs need no L1 / shared reconfiguration between them. Measured on the H200
+// (docs/benchmarks/cuda.md item 68): 1x48 -0.015 ms, 4x16 -0.024; 0 (L1 preferred) +0.06.
+inline int carveout_percent() {
   static const int v = [] {
     const char* e = std::getenv("LAYA_CUDA_CARVEOUT");
-    return e != nullptr ? std::atoi(e) : -1;
+    return e != nullptr ? std::atoi(e) : 100;
   }();
   return v;
+}
+// Sets it once per kernel (a host call per launch would cost eager launches).
+inline void prefer_carveout(const void* kernel) {
+  if (carveout_percent() < 0) return;
+  static std::mutex mu;
+  static std::unordered_set<const void*> done;
+  const std::lock_guard<std::mutex> lock(mu);
+  if (!done.insert(kernel).second) return;
+  LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent()));
 }
 
 template <typename... Params, typename... Args>
 void launch_kernel_smem(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                         bool allow_pdl, Args&&... args) {
-  if (carveout_from_env() >= 0)
-    LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_from_env()));
+  prefer_carveout(reinterpret_cast<const void*>(kernel));
   if (!allow_pdl || !pdl_enabled() || stream == nullptr) {  // PDL only on the engine's own stream
     kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
     return;
