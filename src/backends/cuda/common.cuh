@@ -15,15 +15,16 @@
 
 namespace laya::cuda {
 
-// Every own kernel prefers the largest shared-memory carveout (LAYA_CUDA_CARVEOUT=P overrides the
-// percentage; -1: the driver's choice). Kernels that need much shared memory (the small GEMM: 99 KB
-// a CTA) and kernels that need none alternate in a small bucket's forward; with one carveout for
-// all, the SMs need no L1 / shared reconfiguration between them. Measured on the H200
-// (docs/benchmarks/cuda.md item 68): 1x48 -0.015 ms, 4x16 -0.024; 0 (L1 preferred) +0.06.
+// Experiment, off by default: LAYA_CUDA_CARVEOUT=P makes every own kernel prefer a P % shared-memory
+// carveout (-1, the default: the driver's choice per kernel). Small buckets alternate kernels that
+// need 99 KB of shared memory a CTA (the small GEMM) with kernels that need none; one carveout for
+// all spares the SMs a reconfiguration between them. Measured on the H200 (docs/benchmarks/cuda.md
+// item 68), P = 100: 1x48 -0.023 ms, 2x32 -0.035, 4x16 -0.026 — but 16x512 +0.149, so it stays off
+// until it can be set per bucket.
 inline int carveout_percent() {
   static const int v = [] {
     const char* e = std::getenv("LAYA_CUDA_CARVEOUT");
-    return e != nullptr ? std::atoi(e) : 100;
+    return e != nullptr ? std::atoi(e) : -1;
   }();
   return v;
 }
