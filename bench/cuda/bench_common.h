@@ -1,6 +1,6 @@
-// Helpers shared by the cuBLASLt benchmarks (laya_bench_gemm, laya_bench_gemm_pdl): exit on a
-// failed call, parse integer lists and GEMM shapes, read an algorithm's configuration attribute,
-// fill bf16 operands with a fixed pattern.
+// Helpers shared by the CUDA benchmarks (laya_bench_gemm, laya_bench_gemm_pdl,
+// laya_bench_grid_barrier): exit on a failed call, parse integer lists and GEMM shapes, time a
+// graph, read an algorithm's configuration attribute, fill bf16 operands with a fixed pattern.
 #pragma once
 
 #include <cublasLt.h>
@@ -37,6 +37,35 @@ inline std::vector<int> parse_ints(const std::string& s, char sep) {
     at = end + 1;
   }
   return v;
+}
+
+// Median of 5 replays of a graph on `stream` after one warm-up replay, in ms; < 0 when it does not
+// instantiate.
+inline double graph_median_ms(cudaStream_t stream, cudaGraph_t g) {
+  cudaGraphExec_t exec = nullptr;
+  if (cudaGraphInstantiate(&exec, g, 0) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  cudaEvent_t t0 = nullptr, t1 = nullptr;
+  check(cudaEventCreate(&t0), "event");
+  check(cudaEventCreate(&t1), "event");
+  check(cudaGraphLaunch(exec, stream), "warm");
+  std::vector<float> times;
+  for (int r = 0; r < 5; ++r) {
+    check(cudaEventRecord(t0, stream), "record");
+    check(cudaGraphLaunch(exec, stream), "launch");
+    check(cudaEventRecord(t1, stream), "record");
+    check(cudaEventSynchronize(t1), "sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, t0, t1), "elapsed");
+    times.push_back(ms);
+  }
+  cudaEventDestroy(t0);
+  cudaEventDestroy(t1);
+  cudaGraphExecDestroy(exec);
+  std::sort(times.begin(), times.end());
+  return times[2];
 }
 
 // "NxK[pS],..." (S: K split into S partials, the engine's MLP-output form at small M; 1 without).

@@ -42,6 +42,7 @@ namespace {
 
 using laya::bench::check;
 using laya::bench::config;
+using laya::bench::graph_median_ms;
 using laya::bench::parse_ints;
 
 constexpr int kLayers = 28;    // weight copies: one per encoder layer
@@ -180,34 +181,6 @@ cudaGraph_t capture(const Shape& s, Body body) {
   return g;
 }
 
-// Median of 5 replays of an instantiated graph, in ms; < 0 when it does not instantiate.
-double time_graph(const Shape& s, cudaGraph_t g) {
-  cudaGraphExec_t exec = nullptr;
-  if (cudaGraphInstantiate(&exec, g, 0) != cudaSuccess) {
-    cudaGetLastError();
-    return -1;
-  }
-  cudaEvent_t t0 = nullptr, t1 = nullptr;
-  check(cudaEventCreate(&t0), "event");
-  check(cudaEventCreate(&t1), "event");
-  check(cudaGraphLaunch(exec, s.stream), "warm");
-  std::vector<float> times;
-  for (int r = 0; r < 5; ++r) {
-    check(cudaEventRecord(t0, s.stream), "record");
-    check(cudaGraphLaunch(exec, s.stream), "launch");
-    check(cudaEventRecord(t1, s.stream), "record");
-    check(cudaEventSynchronize(t1), "sync");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, t0, t1), "elapsed");
-    times.push_back(ms);
-  }
-  cudaEventDestroy(t0);
-  cudaEventDestroy(t1);
-  cudaGraphExecDestroy(exec);
-  std::sort(times.begin(), times.end());
-  return times[2];
-}
-
 // A candidate as the probes' launcher.
 auto lt_gemm(const Shape& s, const Candidate& c) {
   return [&s, &c](int layer) { return s.gemm(c, layer) == CUBLAS_STATUS_SUCCESS; };
@@ -270,7 +243,7 @@ double time_chain(const Shape& s, Gemm gemm, bool programmatic) {
   });
   if (g == nullptr) return -1;
   if (programmatic) make_programmatic(g, false);
-  const double ms = time_graph(s, g);
+  const double ms = graph_median_ms(s.stream, g);
   cudaGraphDestroy(g);
   return ms < 0 ? -1 : 1000.0 * ms / kChain;
 }
@@ -429,7 +402,7 @@ void time_candidate(const Shape& s, Candidate& c) {
     const std::string name = kernel_name(node);
     if (c.kernels.find(name) == std::string::npos) c.kernels += (c.kernels.empty() ? "" : " + ") + name;
   }
-  const double t = time_graph(s, g);
+  const double t = graph_median_ms(s.stream, g);
   cudaGraphDestroy(g);
   if (t > 0) c.us = 1000.0 * t / kLaunches;
 }
@@ -477,7 +450,7 @@ void report_own_gemm(const Shape& s, const Candidate& heur, double heur_chain_pl
     for (int i = 0; i < kLaunches && ok; ++i) ok = own(i);
     return ok;
   });
-  const double alone = g == nullptr ? -1 : 1000.0 * time_graph(s, g) / kLaunches;
+  const double alone = g == nullptr ? -1 : 1000.0 * graph_median_ms(s.stream, g) / kLaunches;
   if (g != nullptr) cudaGraphDestroy(g);
   const int waits = probe_waits(s, own);
   std::printf("own small-M GEMM: %.2f us alone; max |own - cuBLASLt| %.3g (max |ref| %.3g, %zu of %zu differ); waits %d; "

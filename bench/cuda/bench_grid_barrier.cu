@@ -12,6 +12,7 @@
 // usage: laya_bench_grid_barrier [--ctas 32,64,128] [--threads 128] [--launches 112]
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -59,25 +60,14 @@ __global__ void chain_kernel(float* buf, unsigned long long* sync, int barrier) 
   }
 }
 
-// Microseconds per unit of `units`, for a graph replayed a few times after a warm-up.
-double time_graph(cudaStream_t s, cudaGraph_t g, int units) {
-  cudaGraphExec_t exec = nullptr;
-  check(cudaGraphInstantiate(&exec, g, 0), "instantiate");
-  cudaEvent_t a, b;
-  check(cudaEventCreate(&a), "event");
-  check(cudaEventCreate(&b), "event");
-  for (int i = 0; i < 3; ++i) check(cudaGraphLaunch(exec, s), "warm-up");
-  constexpr int kReplays = 20;
-  check(cudaEventRecord(a, s), "record");
-  for (int i = 0; i < kReplays; ++i) check(cudaGraphLaunch(exec, s), "replay");
-  check(cudaEventRecord(b, s), "record");
-  check(cudaEventSynchronize(b), "sync");
-  float ms = 0.f;
-  check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  cudaGraphExecDestroy(exec);
-  return 1000.0 * ms / kReplays / units;
+// Microseconds per unit of `units` of a graph (laya::bench::graph_median_ms).
+double us_per(cudaStream_t s, cudaGraph_t g, int units) {
+  const double ms = laya::bench::graph_median_ms(s, g);
+  if (ms < 0) {
+    std::fprintf(stderr, "graph does not instantiate\n");
+    std::exit(1);
+  }
+  return 1000.0 * ms / units;
 }
 
 double time_loop(cudaStream_t s, unsigned long long* sync, int ctas, int threads) {
@@ -86,7 +76,7 @@ double time_loop(cudaStream_t s, unsigned long long* sync, int ctas, int threads
   check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
   loop_kernel<<<ctas, threads, 0, s>>>(sync, kBarriers);
   check(cudaStreamEndCapture(s, &g), "end capture");
-  const double us = time_graph(s, g, kBarriers);
+  const double us = us_per(s, g, kBarriers);
   cudaGraphDestroy(g);
   return us;
 }
@@ -108,7 +98,7 @@ double time_chain(cudaStream_t s, float* buf, unsigned long long* sync, int ctas
     check(cudaLaunchKernelEx(&cfg, chain_kernel, buf, sync, barrier), "launch");
   }
   check(cudaStreamEndCapture(s, &g), "end capture");
-  const double us = time_graph(s, g, launches);
+  const double us = us_per(s, g, launches);
   cudaGraphDestroy(g);
   return us;
 }
