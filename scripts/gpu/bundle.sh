@@ -21,9 +21,10 @@ for f in "$B/bin/laya-engine" "$B/tests/gpu/test_gpu" "$B/tests/gpu/test_cuda_ho
   strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
 done
 # Optional, when built: the HTTP benchmark (bench/server, --backend cuda) and the CUDA benchmarks
-# (bench/cuda: GEMM candidates, PDL probes, grid barrier).
+# (bench/cuda: GEMM candidates, PDL probes, grid barrier, small GEMM timeline).
 for f in "$B/bench/server/laya_bench_http" "$B/bench/cuda/laya_bench_gemm" "$B/bench/cuda/laya_bench_gemm_pdl" \
-         "$B/bench/cuda/laya_bench_grid_barrier"; do
+         "$B/bench/cuda/laya_bench_grid_barrier" "$B/bench/cuda/laya_bench_small_gemm_timeline" \
+         "$B/bench/cuda/laya_bench_wgmma_loop"; do
   if [ -x "$f" ]; then
     cp "$f" "$STAGE/bin/" && strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
   fi

@@ -385,13 +385,18 @@ TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
 
 // The GEMMs of buckets up to 64 tokens on the small GEMM that waits, with PDL (sm_90a; the
 // default): close to the CPU engine and to the engine without it (cuBLASLt, no PDL) and to the one
-// that leaves the GEMMs with a bias to cuBLASLt; graph and eager bitwise identical, replays too.
+// that leaves the GEMMs with a bias to cuBLASLt; graph and eager bitwise identical, replays too;
+// the same for its wide layout at every size (LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M=64), also close to the
+// narrow one.
 TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
   LAYA_REQUIRE_GPU();
   if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
   const char* var = "LAYA_CUDA_SMALL_GEMM_MAX_M";
   auto plain = engine_with_env(var, "0"), small = engine_with_env(var, "64"), small_eager = engine_with_env(var, "64", "eager");
   auto no_bias = engine_with_env("LAYA_CUDA_SMALL_GEMM_BIAS", "0");
+  const char* wide_var = "LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M";
+  auto wide = engine_with_env(wide_var, "64"), wide_eager = engine_with_env(wide_var, "64", "eager");
+  auto narrow = engine_with_env(wide_var, "0");
   engine::BackendOptions co;
   co.backend = "cpu";
   auto cpu = cpu::make_cpu_backend(tiny(), co);
@@ -410,9 +415,17 @@ TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
     const auto nb = no_bias->forward(b);
     const auto dnb = test::compare(on.logits, nb.logits);
     EXPECT_TRUE(dnb.ok(kPolicyNrms, kPolicyMax)) << what << ": bias GEMMs on small gemm vs cuBLASLt, logits nRMS " << dnb.nrms;
-    std::printf("small gemm, %s: logits %s the cuBLASLt engine's, %s the engine's with cuBLASLt bias GEMMs\n",
+    compare_request(*wide, *cpu, b, st, "small gemm (wide) " + what);
+    const auto w = wide->forward(b), n = narrow->forward(b);
+    const auto dw = test::compare(w.logits, n.logits);
+    EXPECT_TRUE(dw.ok(kPolicyNrms, kPolicyMax)) << what << ": wide vs narrow small gemm, logits nRMS " << dw.nrms;
+    expect_same(w, wide_eager->forward(b), "wide small gemm graph vs eager");
+    expect_same(w, wide->forward(b), "wide small gemm replay");
+    std::printf("small gemm, %s: logits %s the cuBLASLt engine's, %s the engine's with cuBLASLt bias GEMMs; "
+                "wide layout %s the narrow one\n",
                 what.c_str(), on.logits == off.logits && on.act_logits == off.act_logits ? "bitwise equal to" : "differ from",
-                on.logits == nb.logits && on.act_logits == nb.act_logits ? "bitwise equal to" : "differ from");
+                on.logits == nb.logits && on.act_logits == nb.act_logits ? "bitwise equal to" : "differ from",
+                w.logits == n.logits && w.act_logits == n.act_logits ? "bitwise equal to" : "differ from");
   }
   std::printf("small gemm parity (tiny):\n%s", report(st).c_str());
   EXPECT_TRUE(st.all_ok);

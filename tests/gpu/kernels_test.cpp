@@ -762,8 +762,9 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
 // The small-M GEMM that waits on PDL (sm_90a), in each form: against the fp32 reference rounded as
 // the cuBLASLt path rounds (plain: one rounding, after the bias and ReLU if any; partials: their
 // in-order sum; geglu: the GEMM rounded, then geglu as geglu_kernel), against the cuBLASLt path
-// itself, deterministic, rows past m untouched; dimensions and arguments it does not take are
-// refused.
+// itself, deterministic, in the wide layout where the shape allows it, the same in the
+// instrumented instance (whose events are stamped in order), rows past m untouched; dimensions and
+// arguments it does not take are refused.
 TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   LAYA_REQUIRE_GPU();
   if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
@@ -782,7 +783,9 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
                        Case{48, 3072, 1024, plain, 1, true, false}, Case{48, 4096, 1024, plain, 1, true, true},
                        Case{3, 1024, 4096, plain, 1, true, false}, Case{33, 96, 128, plain, 1, true, true},
                        Case{48, 2624, 1024, geglu_form, 1, false, false}, Case{5, 192, 128, geglu_form, 1, false, false},
-                       Case{48, 1024, 2624, partials, 2, false, false}, Case{33, 128, 192, partials, 3, false, false}}) {
+                       Case{48, 1024, 2624, partials, 2, false, false}, Case{33, 128, 192, partials, 3, false, false},
+                       Case{9, 64, 128, plain, 1, false, false}, Case{64, 128, 256, geglu_form, 1, false, false},
+                       Case{20, 64, 64, partials, 1, false, false}}) {
     SCOPED_TRACE(testing::Message() << "M=" << c.m << " N=" << c.n << " K=" << c.k << " form " << static_cast<int>(c.form)
                                     << " splits " << c.splits << " bias " << c.bias << " relu " << c.relu);
     ASSERT_TRUE(small_gemm_supported(c.m, c.n, c.k, c.form, c.splits));
@@ -803,8 +806,10 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
     else
       ref = parts ? prod : round16<TypeParam>(prod);
     // One row past m in every output slice, NaN-poisoned, must stay so.
-    auto run = [&]() {
+    auto run = [&](bool wide = false, uint64_t* timeline = nullptr) {
       SmallGemmArgs<TypeParam> args{da.get(), dw.get(), nullptr, c.m, c.n, c.k, c.form, c.splits, bias_ptr, c.relu};
+      args.wide = wide;
+      args.timeline = timeline;
       std::vector<float> got(out_elems, 0.f);
       if (parts) {
         Dev<float> dout(static_cast<size_t>(c.splits) * (c.m + 1) * c.n);
@@ -830,6 +835,39 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
     const auto got = run();
     expect_close(got, ref, "small gemm vs reference");
     EXPECT_EQ(got, run()) << "not deterministic";
+    // The wide layout where the shape allows: against the reference, deterministic.
+    const bool wide = small_gemm_supported(c.m, c.n, c.k, c.form, c.splits, true);
+    EXPECT_EQ(wide, c.n % (geglu ? 32 : 64) == 0) << "which shapes the wide layout takes";
+    if (wide) {
+      const auto got_wide = run(true);
+      expect_close(got_wide, ref, "small gemm (wide) vs reference");
+      EXPECT_EQ(got_wide, run(true)) << "wide: not deterministic";
+      std::printf("  small gemm M=%d N=%d K=%d form %d: wide layout %s the narrow one\n", c.m, c.n, c.k,
+                  static_cast<int>(c.form), got_wide == got ? "bitwise equal to" : "close to (not bitwise equal)");
+    }
+    // The instrumented instance (wide where it runs): the same outputs, every CTA's events in order.
+    const int32_t ctas = c.n / ((geglu ? 16 : 32) * (wide ? 2 : 1)) * c.splits;
+    Dev<uint64_t> timeline(std::vector<uint64_t>(static_cast<size_t>(ctas) * kSmallGemmTimelineFields, 0));
+    EXPECT_EQ(run(wide), run(wide, timeline.get())) << "instrumented";
+    const auto stamps = timeline.down();
+    for (int32_t cta = 0; cta < ctas; ++cta) {
+      const uint64_t* r = stamps.data() + static_cast<size_t>(cta) * kSmallGemmTimelineFields;
+      auto ns = [&](SmallGemmEvent e) { return r[2 * static_cast<int>(e)]; };
+      auto clk = [&](SmallGemmEvent e) { return r[2 * static_cast<int>(e) + 1]; };
+      EXPECT_GT(ns(SmallGemmEvent::entry), 0u) << "CTA " << cta;
+      for (const auto& [from, to] : {std::pair{SmallGemmEvent::entry, SmallGemmEvent::initialized},
+                                std::pair{SmallGemmEvent::initialized, SmallGemmEvent::weights_requested},
+                                std::pair{SmallGemmEvent::weights_requested, SmallGemmEvent::producer_waited},
+                                std::pair{SmallGemmEvent::initialized, SmallGemmEvent::consumer_waited},
+                                std::pair{SmallGemmEvent::consumer_waited, SmallGemmEvent::first_stage},
+                                std::pair{SmallGemmEvent::first_stage, SmallGemmEvent::last_mma},
+                                std::pair{SmallGemmEvent::last_mma, SmallGemmEvent::exit}}) {
+        const auto where = testing::Message() << "CTA " << cta << ", events " << static_cast<int>(from) << " -> "
+                                               << static_cast<int>(to);
+        EXPECT_LE(ns(from), ns(to)) << where;
+        EXPECT_LE(clk(from), clk(to)) << where;
+      }
+    }
     if (!parts) {  // the cuBLASLt path (+ geglu_kernel)
       Dev<TypeParam> dup(static_cast<size_t>(c.m) * w_rows), dg(out_elems);
       gemm.run(GemmArgs<TypeParam>{da.get(), dw.get(), bias_ptr, dup.get(), c.m, w_rows, c.k, c.relu}, nullptr);
@@ -846,6 +884,9 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   EXPECT_FALSE(small_gemm_supported(8, 32, 96, SmallGemmForm::plain));
   EXPECT_FALSE(small_gemm_supported(8, 32, 128, SmallGemmForm::plain, 2));
   EXPECT_FALSE(small_gemm_supported(8, 32, 128, SmallGemmForm::partials, 3));
+  EXPECT_FALSE(small_gemm_supported(8, 96, 64, SmallGemmForm::plain, 1, true));
+  EXPECT_FALSE(small_gemm_supported(8, 48, 64, SmallGemmForm::geglu, 1, true));
+  EXPECT_FALSE(small_gemm_supported(65, 64, 64, SmallGemmForm::plain, 1, true));
   Dev<TypeParam> x(64 * 128);
   EXPECT_THROW(launch_small_gemm(SmallGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 65, 32, 64}, nullptr), Error);
   SmallGemmArgs<TypeParam> bad{x.get(), x.get(), x.get(), 8, 32, 64, SmallGemmForm::geglu};
@@ -854,6 +895,7 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   bad = SmallGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 8, 32, 64};
   bad.relu = true;
   EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "ReLU without a bias";
+
 }
 
 TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {

@@ -58,6 +58,11 @@ constexpr int32_t kSmallGemmMaxRows = 64;
 // overrides the bound (0: none on it). Measured on the H200 (docs/benchmarks/cuda.md item 60):
 // 1x48 -0.005 ms, 1x64 -0.009; all of them (K = 4096 too) +0.011 against this bound.
 constexpr int32_t kSmallGemmBiasMaxK = 1024;
+// GEMMs on the small GEMM over at most this many rows use its wide layout (64 W rows a CTA, the
+// tokens as the MMA's N; small_gemm.cu) where the shape allows. Measured on the H200
+// (docs/benchmarks/cuda.md item 71): 1x16 -0.153 ms, 1x48 -0.013, but 64 tokens +0.011..+0.016.
+// LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M overrides it (0: never).
+constexpr int32_t kSmallGemmWideMaxRows = 48;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
 // fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
@@ -202,6 +207,8 @@ class CudaBackendImpl final : public CudaEngine {
   void linear(const GemmArgs<Elem>& g, cudaStream_t s);
   template <class Elem>
   void up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s);
+  template <class Elem>
+  void small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s);
 
   std::string device_name_;
   int device_ = 0;
@@ -217,6 +224,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K, where PDL chains them
+  int32_t small_gemm_wide_max_m_ = 0;  // in its wide layout up to this many rows, where the shape allows
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
@@ -375,6 +383,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 64)
                             : 0;
     small_gemm_bias_max_k_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_BIAS", kSmallGemmBiasMaxK));
+    small_gemm_wide_max_m_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M", kSmallGemmWideMaxRows));
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
@@ -397,10 +406,11 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
-      small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}", small_gemm_max_m_,
+      small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}, wide layout up to {} tokens", small_gemm_max_m_,
                                           small_gemm_bias_max_k_ > 0
                                               ? fmt::format(", bias GEMMs of K <= {} too", small_gemm_bias_max_k_)
-                                              : std::string())
+                                              : std::string(),
+                                          small_gemm_wide_max_m_)
                             : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
@@ -495,10 +505,16 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
     SmallGemmArgs<Elem> a{g.in, g.w, g.out, g.m, g.n, g.k};
     a.bias = g.bias;
     a.relu = g.relu;
-    launch_small_gemm(a, s);
+    small_gemm(a, s);
     return;
   }
   gemm_->run(g, s);
+}
+
+template <class Elem>
+void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
+  a.wide = a.m <= small_gemm_wide_max_m_ && small_gemm_supported(a.m, a.n, a.k, a.form, a.splits, true);
+  launch_small_gemm(a, s);
 }
 
 // ws_.g = GeGLU(in . Wi^T): small buckets one small_gemm kernel with GeGLU in its epilogue (or the
@@ -515,7 +531,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
     }
   }
   if (tokens <= small_gemm_max_m_ && small_gemm_supported(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
-    launch_small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
+    small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
     return;
   }
   if (geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_) {
@@ -639,9 +655,9 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
     } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
                small_gemm_supported(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
-      launch_small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter,
-                                            SmallGemmForm::partials, kMlpOutSplits},
-                        s);
+      small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, SmallGemmForm::partials,
+                                     kMlpOutSplits},
+                 s);
       a2.add_parts = ws_.parts;
       a2.parts = kMlpOutSplits;
     } else if (T <= partials_max_rows_ && T > skinny_max_m_) {

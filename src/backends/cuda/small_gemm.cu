@@ -12,15 +12,32 @@ namespace laya::cuda {
 
 namespace {
 
-constexpr int kBM = 64;      // rows of an A box (the bucket's m <= 64 rows, the rest zeros)
-constexpr int kBN = 32;      // W rows per CTA
 constexpr int kBK = 64;      // K per stage: one 128-byte swizzle row
-constexpr int kStages = 8;   // the ring: the first kStages weight boxes are requested before the PDL wait
-constexpr int kABytes = kBM * kBK * 2;   // 8 KB
-constexpr int kWBytes = kBN * kBK * 2;   // 4 KB
-constexpr int kStageBytes = kABytes + kWBytes;  // 12 KB: both boxes stay 1024-byte aligned
-constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, alignment slack
+constexpr int kMaxM = 64;    // token rows the kernel takes
+// The ring: the first kStages weight boxes are requested before the PDL wait. (4 and 6 stages were
+// 0.03 / 0.12 ms slower at 1x48, 18 no faster: docs/benchmarks/cuda.md items 63, 69.)
+constexpr int kStages = 8;
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
+
+// Where the operands go in wgmma m64nNk16 (M = 64 rows of operand A, N rows of operand B):
+//   narrow (kWide false): A = the activation box (64 rows, rows m..63 zeros), B = 32 W rows a CTA
+//     (geglu: 16 act rows, then their 16 mul rows), N = 32;
+//   wide: A = 64 W rows a CTA (geglu: 32 act rows paired with their mul rows,
+//     tma_tensor_map_act_mul), B = the m tokens padded to kN (16, 32, 48 or 64) — one MMA covers
+//     twice the W rows in about the same time at 48 tokens (item 70), so half the CTAs read A.
+template <bool kWide, int kN>
+struct Layout {
+  static constexpr int kBRows = kWide ? kN : 32;                  // operand B's rows (the MMA's N)
+  static constexpr int kARowsBytes = 64 * kBK * 2;                // operand A's box: 8 KB
+  static constexpr int kStageBytes = kARowsBytes + kBRows * kBK * 2;  // both boxes 1024-byte aligned
+  static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, slack
+  static constexpr int kWRows = kWide ? 64 : 32;                  // W rows a CTA
+  static constexpr int kXRows = kWide ? kN : 64;                  // rows of an activation box
+  template <SmallGemmForm kForm>
+  static constexpr int outputs() {  // output columns a CTA
+    return kForm == SmallGemmForm::geglu ? kWRows / 2 : kWRows;
+  }
+};
 
 #ifdef LAYA_HAS_WGMMA
 using dev::mbar_arrive;
@@ -30,96 +47,23 @@ using dev::mbar_wait;
 using dev::sw128_desc;
 using dev::tma_load;
 
-// d[16] += A[64 x 16] . B[32 x 16]^T (m64n32k16, both K-major by descriptor; fp32 accumulators).
-template <class T>
-__device__ __forceinline__ void wgmma_m64n32k16(float (&d)[16], uint64_t da, uint64_t db) {
-#define LAYA_WGMMA_M64N32K16(PTX_TYPE)                                                                      \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n32k16.f32." PTX_TYPE "." PTX_TYPE " "                      \
-               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, %16, %17, 1, 1, 1, 0, 0;\n"        \
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),        \
-                 "+f"(d[15])                                                                               \
-               : "l"(da), "l"(db))
-  if constexpr (std::is_same_v<T, __half>)
-    LAYA_WGMMA_M64N32K16("f16");
-  else
-    LAYA_WGMMA_M64N32K16("bf16");
-#undef LAYA_WGMMA_M64N32K16
+__device__ __forceinline__ uint64_t global_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
 }
-#endif
+// Records event e of this CTA's timeline (kTimeline instances only): global ns and SM cycles.
+__device__ __forceinline__ void stamp(uint64_t* rec, SmallGemmEvent e) {
+  rec[2 * static_cast<int>(e)] = global_ns();
+  rec[2 * static_cast<int>(e) + 1] = static_cast<uint64_t>(clock64());
+}
 
-// blockIdx.x: the CTA's 32 W rows (geglu: 16 outputs); blockIdx.y: its K range (partials).
+// The narrow layout's outputs: accumulator register 4c + 2h + e is token row 16 warp + lane / 4 + 8h,
+// W row col0 + 8c + 2 (lane % 4) + e.
 template <class T, SmallGemmForm kForm>
-__global__ void __launch_bounds__(kThreads, 1)
-    small_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, void* out,
-                      const T* bias, int relu, int m, int n, int k_tiles, int splits) {
-#ifdef LAYA_HAS_WGMMA
-  extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
-  uint64_t* empty = full + kStages;
-  // This CTA's k-tiles: range blockIdx.y of `splits` near-equal ranges.
-  const int split = static_cast<int>(blockIdx.y);
-  const int kt0 = split * k_tiles / splits, kt1 = (split + 1) * k_tiles / splits, tiles = kt1 - kt0;
-  const int col0 = static_cast<int>(blockIdx.x) * (kForm == SmallGemmForm::geglu ? kBN / 2 : kBN);
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbar_init(&full[s], 1);   // the producer's expect_tx arrival; the bytes complete it
-      mbar_init(&empty[s], 4);  // one arrival per consumer warp
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  __syncthreads();
-  if (threadIdx.x >= 128) {  // the producer warpgroup: one thread issues the loads
-    if (threadIdx.x == 128) {
-      auto load_w = [&](int i, int s) {
-        unsigned char* dst = smem + s * kStageBytes + kABytes;
-        const int kc = (kt0 + i) * kBK;
-        if constexpr (kForm == SmallGemmForm::geglu) {  // 16 act rows, then their 16 mul rows
-          tma_load(dst, &w_map, &full[s], kc, col0);
-          tma_load(dst + kWBytes / 2, &w_map, &full[s], kc, n + col0);
-        } else {
-          tma_load(dst, &w_map, &full[s], kc, col0);
-        }
-      };
-      const int first = tiles < kStages ? tiles : kStages;
-      for (int i = 0; i < first; ++i) {  // the weights do not depend on the previous kernel
-        mbar_expect_tx(&full[i], kStageBytes);
-        load_w(i, i);
-      }
-      dev::pdl_prologue();  // the activations do
-      for (int i = 0; i < first; ++i) tma_load(smem + i * kStageBytes, &a_map, &full[i], (kt0 + i) * kBK, 0);
-      for (int i = first; i < tiles; ++i) {
-        const int s = i % kStages;
-        mbar_wait(&empty[s], ((i / kStages) - 1) & 1);
-        mbar_expect_tx(&full[s], kStageBytes);
-        load_w(i, s);
-        tma_load(smem + s * kStageBytes, &a_map, &full[s], (kt0 + i) * kBK, 0);
-      }
-    }
-    return;
-  }
-  // The consumers write `out`, which the previous kernel may still read.
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  float d[16];
-#pragma unroll
-  for (int j = 0; j < 16; ++j) d[j] = 0.f;
+__device__ __forceinline__ void store_narrow(const float (&d)[16], void* out, const T* bias, int relu, int m, int n,
+                                             int col0, int split) {
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
-  for (int i = 0; i < tiles; ++i) {
-    const int s = i % kStages;
-    mbar_wait(&full[s], (i / kStages) & 1);
-    const unsigned char* a = smem + s * kStageBytes;
-    dev::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) wgmma_m64n32k16<T>(d, sw128_desc(a + kk * 32), sw128_desc(a + kABytes + kk * 32));
-    dev::wgmma_commit();
-    dev::wgmma_wait<1>();  // the previous k-tile's MMAs are done: its stage goes back to the producer
-    if (i > 0 && lane == 0) mbar_arrive(&empty[(i - 1) % kStages]);
-  }
-  dev::wgmma_wait<0>();
-#pragma unroll
-  for (int j = 0; j < 16; ++j) dev::fence_reg(d[j]);
-  // Register 4c + 2h + e: row 16 warp + lane / 4 + 8h, column 8c + 2 (lane % 4) + e of the tile.
   const int row = warp * 16 + (lane >> 2), col = 2 * (lane & 3);
   float b[8] = {};  // plain form: the bias of this thread's 8 columns
   if constexpr (kForm == SmallGemmForm::plain) {
@@ -166,45 +110,231 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
   }
+}
+
+// The wide layout's outputs: register 4c + 2h + e is W row (output) 16 warp + lane / 4 + 8h of the
+// CTA's 64, token 8c + 2 (lane % 4) + e. Geglu: rows 16 warp + lane / 4 (h 0) and + 8 (h 1) are an
+// output's act and mul (tma_tensor_map_act_mul), output col0 + 8 warp + lane / 4. 16-bit outputs
+// go out in pairs of neighbouring columns: lanes l and l ^ 4 hold neighbouring outputs of the same
+// tokens; each sends the other the value of the token the other stores.
+template <class T, SmallGemmForm kForm, int kN>
+__device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, const T* bias, int relu, int m, int n,
+                                           int col0, int split) {
+  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+  const int t0 = 2 * (lane & 3);   // + 8c: this thread's first token of column block c
+  const bool even = (lane & 4) == 0;  // holds the even output of its pair
+  if constexpr (kForm == SmallGemmForm::partials) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int f = col0 + warp * 16 + (lane >> 2) + 8 * h;
+#pragma unroll
+      for (int c = 0; c < kN / 8; ++c)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int t = 8 * c + t0 + e;
+          if (t < m) static_cast<float*>(out)[(static_cast<size_t>(split) * m + t) * n + f] = d[4 * c + 2 * h + e];
+        }
+    }
+    return;
+  }
+  constexpr int kHalves = kForm == SmallGemmForm::geglu ? 1 : 2;  // geglu: h 1 is the mul half
+#pragma unroll
+  for (int h = 0; h < kHalves; ++h) {
+    const int f = kForm == SmallGemmForm::geglu ? col0 + warp * 8 + (lane >> 2) : col0 + warp * 16 + (lane >> 2) + 8 * h;
+    float b = 0.f;
+    if constexpr (kForm == SmallGemmForm::plain)
+      if (bias != nullptr) b = static_cast<float>(bias[f]);
+#pragma unroll
+    for (int c = 0; c < kN / 8; ++c) {
+      float v[2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if constexpr (kForm == SmallGemmForm::geglu) {
+          const float act = dev::round16<T>(d[4 * c + e]), mul = dev::round16<T>(d[4 * c + 2 + e]);
+          v[e] = __fmul_rn(dev::gelu16<T>(act), mul);
+        } else {
+          v[e] = d[4 * c + 2 * h + e];
+          if (bias != nullptr) v[e] = __fadd_rn(v[e], b);
+          if (relu) v[e] = fmaxf(v[e], 0.f);
+        }
+      }
+      // even: (f, t) and (f + 1, t) at token t = 8c + t0; odd: (f - 1, t + 1) and (f, t + 1).
+      const float other = __shfl_xor_sync(0xffffffffu, even ? v[1] : v[0], 4);
+      const int t = 8 * c + t0 + (even ? 0 : 1);
+      if (t < m)
+        *reinterpret_cast<uint32_t*>(static_cast<T*>(out) + static_cast<size_t>(t) * n + (even ? f : f - 1)) =
+            even ? dev::pack16<T>(v[0], other) : dev::pack16<T>(other, v[1]);
+    }
+  }
+}
+#endif
+
+// blockIdx.x: the CTA's W rows (Layout::kWRows); blockIdx.y: its K range (partials).
+// kTimeline: the diagnostic instance, which stamps the events of SmallGemmEvent into `timeline`.
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
+__global__ void __launch_bounds__(kThreads, 1)
+    small_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* out,
+                      const T* bias, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline) {
+#ifdef LAYA_HAS_WGMMA
+  using L = Layout<kWide, kN>;
+  constexpr int kWOffset = kWide ? 0 : L::kARowsBytes, kXOffset = kWide ? L::kARowsBytes : 0;  // in a stage
+  uint64_t* rec = nullptr;
+  if constexpr (kTimeline) {
+    rec = timeline + (static_cast<size_t>(blockIdx.y) * gridDim.x + blockIdx.x) * kSmallGemmTimelineFields;
+    if (threadIdx.x == 0) {
+      stamp(rec, SmallGemmEvent::entry);
+      uint32_t sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      rec[kSmallGemmTimelineFields - 1] = sm;
+    }
+  }
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * L::kStageBytes);
+  uint64_t* empty = full + kStages;
+  // This CTA's k-tiles: range blockIdx.y of `splits` near-equal ranges.
+  const int split = static_cast<int>(blockIdx.y);
+  const int kt0 = split * k_tiles / splits, kt1 = (split + 1) * k_tiles / splits, tiles = kt1 - kt0;
+  const int col0 = static_cast<int>(blockIdx.x) * L::template outputs<kForm>();  // first output column
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);   // the producer's expect_tx arrival; the bytes complete it
+      mbar_init(&empty[s], 4);  // one arrival per consumer warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    if constexpr (kTimeline) stamp(rec, SmallGemmEvent::initialized);
+  }
+  __syncthreads();
+  if (threadIdx.x >= 128) {  // the producer warpgroup: one thread issues the loads
+    if (threadIdx.x == 128) {
+      auto load_w = [&](int i, int s) {
+        unsigned char* dst = smem + s * L::kStageBytes + kWOffset;
+        const int kc = (kt0 + i) * kBK;
+        if constexpr (kForm == SmallGemmForm::geglu && kWide) {
+          dev::tma_load_4d(dst, &w_map, &full[s], kc, col0 / 8);
+        } else if constexpr (kForm == SmallGemmForm::geglu) {  // 16 act rows, then their 16 mul rows
+          tma_load(dst, &w_map, &full[s], kc, col0);
+          tma_load(dst + L::kWRows * kBK, &w_map, &full[s], kc, n + col0);
+        } else {
+          tma_load(dst, &w_map, &full[s], kc, col0);
+        }
+      };
+      auto load_x = [&](int i, int s) {
+        tma_load(smem + s * L::kStageBytes + kXOffset, &x_map, &full[s], (kt0 + i) * kBK, 0);
+      };
+      const int first = tiles < kStages ? tiles : kStages;
+      for (int i = 0; i < first; ++i) {  // the weights do not depend on the previous kernel
+        mbar_expect_tx(&full[i], L::kStageBytes);
+        load_w(i, i);
+      }
+      if constexpr (kTimeline) stamp(rec, SmallGemmEvent::weights_requested);
+      dev::pdl_prologue();  // the activations do
+      if constexpr (kTimeline) stamp(rec, SmallGemmEvent::producer_waited);
+      for (int i = 0; i < first; ++i) load_x(i, i);
+      for (int i = first; i < tiles; ++i) {
+        const int s = i % kStages;
+        mbar_wait(&empty[s], ((i / kStages) - 1) & 1);
+        mbar_expect_tx(&full[s], L::kStageBytes);
+        load_w(i, s);
+        load_x(i, s);
+      }
+    }
+    return;
+  }
+  // The consumers write `out`, which the previous kernel may still read.
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  if constexpr (kTimeline)
+    if (threadIdx.x == 0) stamp(rec, SmallGemmEvent::consumer_waited);
+  constexpr int kRegs = L::kBRows / 2;
+  float d[kRegs];
+#pragma unroll
+  for (int j = 0; j < kRegs; ++j) d[j] = 0.f;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  for (int i = 0; i < tiles; ++i) {
+    const int s = i % kStages;
+    mbar_wait(&full[s], (i / kStages) & 1);
+    if constexpr (kTimeline)
+      if (i == 0 && threadIdx.x == 0) stamp(rec, SmallGemmEvent::first_stage);
+    const unsigned char* a = smem + s * L::kStageBytes;
+    dev::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kBK / 16; ++kk)
+      dev::wgmma_m64nNk16_ss<T, L::kBRows>(d, sw128_desc(a + kk * 32), sw128_desc(a + L::kARowsBytes + kk * 32));
+    dev::wgmma_commit();
+    dev::wgmma_wait<1>();  // the previous k-tile's MMAs are done: its stage goes back to the producer
+    if (i > 0 && lane == 0) mbar_arrive(&empty[(i - 1) % kStages]);
+  }
+  dev::wgmma_wait<0>();
+#pragma unroll
+  for (int j = 0; j < kRegs; ++j) dev::fence_reg(d[j]);
+  if constexpr (kTimeline)
+    if (threadIdx.x == 0) stamp(rec, SmallGemmEvent::last_mma);
+  if constexpr (kWide)
+    store_wide<T, kForm, kN>(d, out, bias, relu, m, n, col0, split);
+  else
+    store_narrow<T, kForm>(d, out, bias, relu, m, n, col0, split);
+  if constexpr (kTimeline)
+    if (threadIdx.x == 0) stamp(rec, SmallGemmEvent::exit);
 #endif
 }
 
-template <class T, SmallGemmForm kForm>
-void configure() {
-  static const bool done = [] {
-    LAYA_CUDA_CHECK(
-        cudaFuncSetAttribute(small_gemm_kernel<T, kForm>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
+void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
+  using L = Layout<kWide, kN>;
+  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline>;
+  static const bool configured = [&] {
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
     return true;
   }();
-  (void)done;
+  (void)configured;
+  const bool geglu = kForm == SmallGemmForm::geglu;
+  const CUtensorMap x_map = tma_tensor_map(a.in, a.m, a.k, L::kXRows);
+  const CUtensorMap w_map = geglu && kWide ? tma_tensor_map_act_mul(a.w, a.n, a.k)
+                                           : tma_tensor_map(a.w, geglu ? 2 * a.n : a.n, a.k,
+                                                            static_cast<uint32_t>(geglu ? L::kWRows / 2 : L::kWRows));
+  const dim3 grid(static_cast<unsigned>(a.n / L::template outputs<kForm>()), static_cast<unsigned>(a.splits));
+  launch_kernel_smem(kernel, grid, dim3(kThreads), L::kSmemBytes, stream, true, x_map, w_map, a.out, a.bias,
+                     static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits, a.timeline);
+}
+
+template <class T, SmallGemmForm kForm, bool kWide, int kN>
+void launch_timeline_or_not(const SmallGemmArgs<T>& a, cudaStream_t stream) {
+  if (a.timeline != nullptr)
+    launch_instance<T, kForm, kWide, kN, true>(a, stream);
+  else
+    launch_instance<T, kForm, kWide, kN, false>(a, stream);
 }
 
 template <class T, SmallGemmForm kForm>
 void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  configure<T, kForm>();
-  const int w_rows = kForm == SmallGemmForm::geglu ? 2 * a.n : a.n;
-  const int box_rows = kForm == SmallGemmForm::geglu ? kBN / 2 : kBN;
-  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM);
-  const CUtensorMap w_map = tma_tensor_map(a.w, w_rows, a.k, static_cast<uint32_t>(box_rows));
-  const dim3 grid(static_cast<unsigned>(a.n / box_rows), static_cast<unsigned>(a.splits));
-  launch_kernel_smem(small_gemm_kernel<T, kForm>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out,
-                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits);
+  if (!a.wide)
+    launch_timeline_or_not<T, kForm, false, 32>(a, stream);
+  else if (a.m <= 16)
+    launch_timeline_or_not<T, kForm, true, 16>(a, stream);
+  else if (a.m <= 32)
+    launch_timeline_or_not<T, kForm, true, 32>(a, stream);
+  else if (a.m <= 48)
+    launch_timeline_or_not<T, kForm, true, 48>(a, stream);
+  else
+    launch_timeline_or_not<T, kForm, true, 64>(a, stream);
 }
 
 }  // namespace
 
-bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits) {
+bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits, bool wide) {
   static const bool device_ok =
-      sm90a_kernel_runs(small_gemm_kernel<__nv_bfloat16, SmallGemmForm::plain>) && tma_encode_available();
-  const int32_t n_step = form == SmallGemmForm::geglu ? kBN / 2 : kBN;
-  return device_ok && m >= 0 && m <= kBM && n > 0 && n % n_step == 0 && k > 0 && k % kBK == 0 && splits >= 1 &&
+      sm90a_kernel_runs(small_gemm_kernel<__nv_bfloat16, SmallGemmForm::plain, false, 32, false>) &&
+      tma_encode_available();
+  const int32_t w_rows = wide ? 64 : 32, n_step = form == SmallGemmForm::geglu ? w_rows / 2 : w_rows;
+  return device_ok && m >= 0 && m <= kMaxM && n > 0 && n % n_step == 0 && k > 0 && k % kBK == 0 && splits >= 1 &&
          splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials);
 }
 
 template <class T>
 void launch_small_gemm(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  LAYA_REQUIRE(a.in && a.w && a.out && small_gemm_supported(a.m, a.n, a.k, a.form, a.splits), ErrorKind::internal,
-               "small_gemm: unsupported call (m {}, n {}, k {}, splits {})", a.m, a.n, a.k, a.splits);
+  LAYA_REQUIRE(a.in && a.w && a.out && small_gemm_supported(a.m, a.n, a.k, a.form, a.splits, a.wide),
+               ErrorKind::internal, "small_gemm: unsupported call (m {}, n {}, k {}, splits {}, wide {})", a.m, a.n, a.k,
+               a.splits, a.wide);
   LAYA_REQUIRE((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.w)) % 16 == 0, ErrorKind::internal,
                "small_gemm: operands must be 16-byte aligned");
   LAYA_REQUIRE((a.bias == nullptr && !a.relu) || (a.form == SmallGemmForm::plain && a.bias != nullptr),

@@ -31,6 +31,24 @@ namespace laya::cuda {
 
 enum class SmallGemmForm { plain, partials, geglu };
 
+// Diagnostics: with SmallGemmArgs::timeline set, an instrumented instance of the kernel records, per
+// CTA c (blockIdx.y * gridDim.x + blockIdx.x), at timeline[c * kSmallGemmTimelineFields + 2 e] the
+// %globaltimer (ns) and at + 1 the SM's clock64 of each event e below (thread 0: the consumers;
+// weights_requested / producer_waited: the producer thread), and in the record's last field the
+// SM id. For laya_bench_small_gemm_timeline (where a small GEMM's time in a chain goes).
+enum class SmallGemmEvent {
+  entry,              // the CTA started
+  initialized,        // its barriers are set up (before the __syncthreads that publishes them)
+  weights_requested,  // the producer requested the first stages' weights (before the PDL wait)
+  producer_waited,    // the producer's griddepcontrol.wait returned
+  consumer_waited,    // the consumers' griddepcontrol.wait returned
+  first_stage,        // the first stage (A and W) arrived
+  last_mma,           // the last MMA completed
+  exit,               // the outputs are written
+  count
+};
+constexpr int kSmallGemmTimelineFields = 2 * static_cast<int>(SmallGemmEvent::count) + 1;
+
 template <class T>
 struct SmallGemmArgs {
   const T* in = nullptr;  // [m, k] row-major, 16-byte aligned
@@ -41,12 +59,15 @@ struct SmallGemmArgs {
   int32_t splits = 1;        // partials only
   const T* bias = nullptr;   // plain only: [n], added in fp32 before the rounding
   bool relu = false;         // plain only, with a bias: max(0, .) after it
+  bool wide = false;         // the wide layout: 64 W rows a CTA, the tokens as the MMA's N (small_gemm.cu)
+  uint64_t* timeline = nullptr;  // diagnostics (SmallGemmEvent): runs the instrumented instance
 };
 
 // Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and
 // takes these dimensions: m <= 64, k a multiple of 64, n a multiple of 32 (geglu: 16), at most one
 // K range per 64-wide k-tile. (A bias is taken by the plain form only: launch_small_gemm checks.)
-bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1);
+// The wide layout needs n a multiple of 64 (geglu: 32).
+bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1, bool wide = false);
 
 template <class T>
 void launch_small_gemm(const SmallGemmArgs<T>& a, cudaStream_t stream);

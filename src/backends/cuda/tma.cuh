@@ -57,6 +57,32 @@ CUtensorMap tma_tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_
   return map;
 }
 
+// The GeGLU input weights Wi [2 n, k] (act rows 0..n-1, mul rows n..2n-1) as boxes of 64 rows x 64
+// elements that pair them up: box rows 16 b + r are act rows 8 (c + b) + r and rows 16 b + 8 + r
+// their mul rows (b, r < 8; coordinates: k element, 0, 0, c = first act row / 8) — so the thread of
+// a wgmma that holds accumulator row j also holds row j + 8: an output's act and mul values.
+// 128-byte swizzle (the box lands as one 64-row tile).
+template <class T>
+CUtensorMap tma_tensor_map_act_mul(const T* base, int32_t n, int32_t k) {
+  const TmaEncodeTiled encode = tma_encode_tiled();
+  LAYA_REQUIRE(encode != nullptr, ErrorKind::internal, "tma: cuTensorMapEncodeTiled is not available");
+  LAYA_REQUIRE(n % 8 == 0, ErrorKind::internal, "tma: act/mul pairs need n % 8 == 0 (n {})", n);
+  CUtensorMap map{};
+  const cuuint64_t row = static_cast<cuuint64_t>(k) * 2;  // bytes
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(k), 8, 2, static_cast<cuuint64_t>(n / 8)};
+  const cuuint64_t strides[3] = {row, row * static_cast<cuuint64_t>(n), row * 8};
+  const cuuint32_t box[4] = {64, 8, 2, 4};
+  const cuuint32_t elem[4] = {1, 1, 1, 1};
+  const CUtensorMapDataType type =
+      std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  const CUresult r = encode(&map, type, 4, const_cast<T*>(base), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  LAYA_REQUIRE(r == CUDA_SUCCESS, ErrorKind::internal, "tma: cuTensorMapEncodeTiled (act/mul) failed ({})",
+               static_cast<int>(r));
+  return map;
+}
+
 }  // namespace laya::cuda
 
 #ifdef LAYA_HAS_WGMMA
@@ -87,6 +113,15 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
           smem_u32(dst)),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(k), "r"(row)
+      : "memory");
+}
+
+// One box of a 4-dimensional tensor map (tma_tensor_map_act_mul: k element, 0, 0, row block).
+__device__ __forceinline__ void tma_load_4d(void* dst, const CUtensorMap* map, uint64_t* bar, int k, int block) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %4, %5}], "
+      "[%2];\n" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(k), "r"(0), "r"(block)
       : "memory");
 }
 

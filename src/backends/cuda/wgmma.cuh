@@ -157,4 +157,74 @@ __device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[8][4], uint64_t da
 #undef LAYA_WGMMA_D8X4_OPERANDS
 #undef LAYA_WGMMA_D8X4_REGS
 
+// d[N / 2] += A[64 x 16] . B[N x 16]^T (wgmma m64nNk16, N = 16, 32, 48 or 64; both operands by
+// descriptor, K-major; fp32 accumulators): d[4c + 2h + e] is row 16 w + lane / 4 + 8 h, column
+// 8c + 2 (lane % 4) + e of the 64 x N tile (w: the warp in the warpgroup). The small GEMMs' MMA.
+template <class T, int N>
+__device__ __forceinline__ void wgmma_m64nNk16_ss(float (&d)[N / 2], uint64_t da, uint64_t db);
+#ifdef LAYA_HAS_WGMMA
+#define LAYA_WGMMA_SS_M64N16K16(PTX_TYPE) \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n16k16.f32." PTX_TYPE "." PTX_TYPE " " \
+               "{%0,%1,%2,%3,%4,%5,%6,%7}, %8, %9, 1, 1, 1, 0, 0;\n" \
+    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]) \
+    : "l"(da), "l"(db))
+template <>
+__device__ __forceinline__ void wgmma_m64nNk16_ss<__nv_bfloat16, 16>(float (&d)[8], uint64_t da, uint64_t db) {
+  LAYA_WGMMA_SS_M64N16K16("bf16");
+}
+template <>
+__device__ __forceinline__ void wgmma_m64nNk16_ss<__half, 16>(float (&d)[8], uint64_t da, uint64_t db) {
+  LAYA_WGMMA_SS_M64N16K16("f16");
+}
+#undef LAYA_WGMMA_SS_M64N16K16
+#define LAYA_WGMMA_SS_M64N32K16(PTX_TYPE) \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n32k16.f32." PTX_TYPE "." PTX_TYPE " " \
+               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, %16, %17, 1, 1, 1, 0, 0;\n" \
+    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]) \
+    : "l"(da), "l"(db))
+template <>
+__device__ __forceinline__ void wgmma_m64nNk16_ss<__nv_bfloat16, 32>(float (&d)[16], uint64_t da, uint64_t db) {
+  LAYA_WGMMA_SS_M64N32K16("bf16");
+}
+template <>
+__device__ __forceinline__ void wgmma_m64nNk16_ss<__half, 32>(float (&d)[16], uint64_t da, uint64_t db) {
+  LAYA_WGMMA_SS_M64N32K16("f16");
+}
+#undef LAYA_WGMMA_SS_M64N32K16
+#define LAYA_WGMMA_SS_M64N48K16(PTX_TYPE) \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n48k16.f32." PTX_TYPE "." PTX_TYPE " " \
+               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23}, %24, %25, 1, 1, 1, 0, 0;\n" \
+    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]) \
+    : "l"(da), "l"(db))
+template <>
+__device__ __forceinline__ void wgmma_m64nNk16_ss<__nv_bfloat16, 48>(float (&d)[24], uint64_t da, uint64_t db) {
+  LAYA_WGMMA_SS_M64N48K16("bf16");
+}
+template <>
+__device__ __forceinline__ void wgmma_m64nNk16_ss<__half, 48>(float (&d)[24], uint64_t da, uint64_t db) {
+  LAYA_WGMMA_SS_M64N48K16("f16");
+}
+#undef LAYA_WGMMA_SS_M64N48K16
+#define LAYA_WGMMA_SS_M64N64K16(PTX_TYPE) \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32." PTX_TYPE "." PTX_TYPE " " \
+               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, 1, 1, 1, 0, 0;\n" \
+    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
+    : "l"(da), "l"(db))
+template <>
+__device__ __forceinline__ void wgmma_m64nNk16_ss<__nv_bfloat16, 64>(float (&d)[32], uint64_t da, uint64_t db) {
+  LAYA_WGMMA_SS_M64N64K16("bf16");
+}
+template <>
+__device__ __forceinline__ void wgmma_m64nNk16_ss<__half, 64>(float (&d)[32], uint64_t da, uint64_t db) {
+  LAYA_WGMMA_SS_M64N64K16("f16");
+}
+#undef LAYA_WGMMA_SS_M64N64K16
+#endif
+
 }  // namespace laya::cuda::dev
