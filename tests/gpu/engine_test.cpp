@@ -387,7 +387,7 @@ TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
 // default): close to the CPU engine and to the engine without it (cuBLASLt, no PDL) and to the one
 // that leaves the GEMMs with a bias to cuBLASLt; graph and eager bitwise identical, replays too;
 // the same for its wide layout at every size (LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M=64), also close to the
-// narrow one.
+// narrow one; the attention output GEMM as partials (the default) close to it in one piece.
 TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
   LAYA_REQUIRE_GPU();
   if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
@@ -397,6 +397,7 @@ TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
   const char* wide_var = "LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M";
   auto wide = engine_with_env(wide_var, "64"), wide_eager = engine_with_env(wide_var, "64", "eager");
   auto narrow = engine_with_env(wide_var, "0");
+  auto attn_out_whole = engine_with_env("LAYA_CUDA_ATTN_OUT_SPLITS", "0");  // the default: 2 partials
   engine::BackendOptions co;
   co.backend = "cpu";
   auto cpu = cpu::make_cpu_backend(tiny(), co);
@@ -420,6 +421,9 @@ TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
     const auto dw = test::compare(w.logits, n.logits);
     EXPECT_TRUE(dw.ok(kPolicyNrms, kPolicyMax)) << what << ": wide vs narrow small gemm, logits nRMS " << dw.nrms;
     expect_same(w, wide_eager->forward(b), "wide small gemm graph vs eager");
+    const auto dwhole = test::compare(on.logits, attn_out_whole->forward(b).logits);
+    EXPECT_TRUE(dwhole.ok(kPolicyNrms, kPolicyMax)) << what << ": attention output as partials vs whole, logits nRMS "
+                                                    << dwhole.nrms;
     expect_same(w, wide->forward(b), "wide small gemm replay");
     std::printf("small gemm, %s: logits %s the cuBLASLt engine's, %s the engine's with cuBLASLt bias GEMMs; "
                 "wide layout %s the narrow one\n",

@@ -69,6 +69,12 @@ constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // there anyway and adds a reduction kernel. LAYA_CUDA_PARTIALS_MAX_M overrides it (0: never).
 constexpr int32_t kPartialsMaxRows = 64;
 constexpr int32_t kMlpOutSplits = 2;
+// Buckets on the small GEMM run the attention output GEMM as kAttnOutSplits fp32 partials too,
+// summed by the add+LN after it: twice the CTAs (the wide layout has only 16 for N = 1,024), half
+// the k-tiles each. Measured on the H200 (docs/benchmarks/cuda.md item 74): 1x48 -0.028 ms, 1x16
+// -0.016, 64 tokens -0.015..-0.021; 4 partials were slower than none, and 4 for the MLP output
+// GEMM slower at <= 48 tokens. LAYA_CUDA_ATTN_OUT_SPLITS overrides it (0 or 1: none; at most 4).
+constexpr int32_t kAttnOutSplits = 2;
 // Buckets of at least this many tokens run the MLP input GEMM with GeGLU fused (geglu_gemm.cuh,
 // sm_90 only); LAYA_CUDA_GEGLU_GEMM_FROM overrides it (0: never). Measured on the H200 with the
 // deferred epilogue (docs/benchmarks/cuda.md item 43): 4x464 (bucket 1,920) -0.09 ms, 3x512
@@ -110,7 +116,7 @@ struct Workspace {
   float *x = nullptr, *h = nullptr;
   void *y = nullptr, *qkv = nullptr, *att = nullptr, *proj = nullptr, *up = nullptr, *g = nullptr;
   void *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
-  float* parts = nullptr;  // [kMlpOutSplits, partials_max_rows, d]: split-K partials
+  float* parts = nullptr;  // [kMaxAddParts, partials_max_rows, d]: split-K partials
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
@@ -224,6 +230,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K, where PDL chains them
+  int32_t attn_out_splits_ = kAttnOutSplits;  // the attention output GEMM's on the small GEMM (0: none)
   int32_t small_gemm_wide_max_m_ = 0;  // in its wide layout up to this many rows, where the shape allows
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
@@ -310,6 +317,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   const int64_t T = limits_.max_tokens, K = limits_.max_markers, S = max_b.row_slots(), d = dims_.d;
   const int64_t up_cols = std::max<int64_t>(2 * dims_.inter, dims_.ffn);
   // The partials need K = intermediate to split in multiples of 8 (true for every shipped size).
+  attn_out_splits_ = std::clamp(env_int("LAYA_CUDA_ATTN_OUT_SPLITS", kAttnOutSplits), 0, int32_t{kMaxAddParts});
   partials_max_rows_ = dims_.inter % (kMlpOutSplits * 8) == 0
                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_PARTIALS_MAX_M", kPartialsMaxRows), 0, 1024)
                            : 0;
@@ -341,7 +349,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.act), S * dims_.n_act * 2},
       {reinterpret_cast<void**>(&ws_.in), max_l.bytes()},
       {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
-      {reinterpret_cast<void**>(&ws_.parts), int64_t{kMlpOutSplits} * std::max(partials_max_rows_, 1) * d * 4},
+      {reinterpret_cast<void**>(&ws_.parts), int64_t{kMaxAddParts} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
   };
   int64_t ws_bytes = 0;
@@ -401,10 +409,10 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows, skinny GEMM {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
+      "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM), skinny GEMM {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
       "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
-      limits_.max_markers, options.execution, partials_max_rows_,
+      limits_.max_markers, options.execution, partials_max_rows_, attn_out_splits_,
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
       small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}, wide layout up to {} tokens", small_gemm_max_m_,
                                           small_gemm_bias_max_k_ > 0
@@ -636,6 +644,12 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.x = ws_.x;
     if (residual) {
       gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
+    } else if (attn_out_splits_ > 1 && T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
+               small_gemm_supported(T, d, d, SmallGemmForm::partials, attn_out_splits_)) {
+      small_gemm(SmallGemmArgs<Elem>{att_, as<Elem>(lw.wo), ws_.parts, T, d, d, SmallGemmForm::partials, attn_out_splits_},
+                 s);
+      a.add_parts = ws_.parts;
+      a.parts = attn_out_splits_;
     } else {
       linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
       a.add = proj_;

@@ -150,12 +150,15 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
     store_f32(x, v, np, lane);
   } else if (!kLean && p.add_parts != nullptr) {
     // Each part's loads for the whole row are issued together (one memory round trip per part,
-    // not one per pair), then added in part order.
+    // not one per pair; the unrolled parts' loads may be issued before the earlier ones are
+    // added), then added in part order.
     const size_t part = static_cast<size_t>(p.tokens) * p.d;
     const float* a = p.add_parts + static_cast<size_t>(row) * p.d;
     float sum[2 * kMaxPairs];
     load_f32(a, sum, np, lane);
-    for (int s = 1; s < p.parts; ++s) {
+#pragma unroll
+    for (int s = 1; s < kMaxAddParts; ++s) {
+      if (s >= p.parts) break;
       float f[2 * kMaxPairs];
       load_f32(a + s * part, f, np, lane);
 #pragma unroll
@@ -239,7 +242,8 @@ template <class T>
 void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
   check_d(p.d, "add_ln");
   LAYA_REQUIRE(p.x && p.tokens >= 0 && (p.bias == nullptr || p.weight != nullptr) &&
-                   (p.add == nullptr || p.add_parts == nullptr) && (p.add_parts == nullptr || p.parts >= 1),
+                   (p.add == nullptr || p.add_parts == nullptr) &&
+                   (p.add_parts == nullptr || (p.parts >= 1 && p.parts <= kMaxAddParts)),
                ErrorKind::internal, "add_ln: bad parameters");
   if (p.tokens == 0) return;
   const bool lean = p.tokens >= kLeanAddLnFromRows && p.weight != nullptr && p.add_parts == nullptr;

@@ -34,12 +34,13 @@ void launch_embed_ln(const EmbedLnParams<T>& p, cudaStream_t stream);
 // is set, else n = v; y = T(n) when y is set; norm_out = n when norm_out is set.
 // add_parts instead of add: add = T(part 0 + part 1 + ...), the fp32 split-K partials of a GEMM
 // (Gemm::run_partials) summed in order and rounded once, as cuBLASLt's reduction kernel would.
+constexpr int32_t kMaxAddParts = 4;
 template <class T>
 struct AddLnParams {
   float* x = nullptr;
   const T* add = nullptr;
   const float* add_parts = nullptr;  // [parts, tokens, d]
-  int32_t parts = 0;
+  int32_t parts = 0;                 // 1..kMaxAddParts
   const float* weight = nullptr;
   const float* bias = nullptr;
   T* y = nullptr;
