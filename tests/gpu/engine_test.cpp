@@ -398,6 +398,7 @@ TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
   auto wide = engine_with_env(wide_var, "64"), wide_eager = engine_with_env(wide_var, "64", "eager");
   auto narrow = engine_with_env(wide_var, "0");
   auto attn_out_whole = engine_with_env("LAYA_CUDA_ATTN_OUT_SPLITS", "0");  // the default: 2 partials
+  auto decision_whole = engine_with_env("LAYA_CUDA_DECISION_PARTS", "0");   // the default: partials
   engine::BackendOptions co;
   co.backend = "cpu";
   auto cpu = cpu::make_cpu_backend(tiny(), co);
@@ -424,6 +425,9 @@ TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
     const auto dwhole = test::compare(on.logits, attn_out_whole->forward(b).logits);
     EXPECT_TRUE(dwhole.ok(kPolicyNrms, kPolicyMax)) << what << ": attention output as partials vs whole, logits nRMS "
                                                     << dwhole.nrms;
+    const auto ddec = test::compare(on.logits, decision_whole->forward(b).logits);
+    EXPECT_TRUE(ddec.ok(kPolicyNrms, kPolicyMax)) << what << ": decision output GEMMs as partials vs whole, logits nRMS "
+                                                  << ddec.nrms;
     expect_same(w, wide->forward(b), "wide small gemm replay");
     std::printf("small gemm, %s: logits %s the cuBLASLt engine's, %s the engine's with cuBLASLt bias GEMMs; "
                 "wide layout %s the narrow one\n",

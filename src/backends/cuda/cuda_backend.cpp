@@ -75,6 +75,13 @@ constexpr int32_t kMlpOutSplits = 2;
 // -0.016, 64 tokens -0.015..-0.021; 4 partials were slower than none, and 4 for the MLP output
 // GEMM slower at <= 48 tokens. LAYA_CUDA_ATTN_OUT_SPLITS overrides it (0 or 1: none; at most 4).
 constexpr int32_t kAttnOutSplits = 2;
+// In those buckets the decision layers' out-projection (K = d) and second FFN GEMM (K = 4 d, on
+// cuBLASLt's split-K otherwise: the small GEMM's plain form was slower there, item 60) run as
+// fp32 partials on the small GEMM too, their bias added by the add+LN with the partials' sum.
+// LAYA_CUDA_DECISION_PARTS=0 turns it off (experiment, item 77).
+constexpr bool kDecisionParts = true;
+constexpr int32_t kDecisionOutSplits = 2, kDecisionFfnSplits = 4;
+static_assert(kDecisionFfnSplits <= kMaxAddParts && kDecisionOutSplits <= kMaxAddParts, "the add+LN sums at most 4 parts");
 // Buckets of at least this many tokens run the MLP input GEMM with GeGLU fused (geglu_gemm.cuh,
 // sm_90 only); LAYA_CUDA_GEGLU_GEMM_FROM overrides it (0: never). Measured on the H200 with the
 // deferred epilogue (docs/benchmarks/cuda.md item 43): 4x464 (bucket 1,920) -0.09 ms, 3x512
@@ -231,6 +238,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K, where PDL chains them
   int32_t attn_out_splits_ = kAttnOutSplits;  // the attention output GEMM's on the small GEMM (0: none)
+  bool decision_parts_ = kDecisionParts;      // the decision layers' output GEMMs as partials there
   int32_t small_gemm_wide_max_m_ = 0;  // in its wide layout up to this many rows, where the shape allows
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
@@ -318,6 +326,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   const int64_t up_cols = std::max<int64_t>(2 * dims_.inter, dims_.ffn);
   // The partials need K = intermediate to split in multiples of 8 (true for every shipped size).
   attn_out_splits_ = std::clamp(env_int("LAYA_CUDA_ATTN_OUT_SPLITS", kAttnOutSplits), 0, int32_t{kMaxAddParts});
+  decision_parts_ = env_int("LAYA_CUDA_DECISION_PARTS", kDecisionParts ? 1 : 0) != 0;
   partials_max_rows_ = dims_.inter % (kMlpOutSplits * 8) == 0
                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_PARTIALS_MAX_M", kPartialsMaxRows), 0, 1024)
                            : 0;
@@ -409,10 +418,11 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM), skinny GEMM {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
+      "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM, decision output GEMMs {}), skinny GEMM {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
       "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_, attn_out_splits_,
+      decision_parts_ ? "as partials" : "whole",
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
       small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}, wide layout up to {} tokens", small_gemm_max_m_,
                                           small_gemm_bias_max_k_ > 0
@@ -715,10 +725,24 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   // the add+LN at its end also normalises for the next layer if there is one.
   auto decision_tail = [&](int32_t li, const Elem* att, float* x, int32_t rows) {
     const auto& hw = w_.head[static_cast<size_t>(li)];
-    linear(GemmArgs<Elem>{att, as<Elem>(hw.out_w), as<Elem>(hw.out_b), proj_, rows, d, d, false}, s);
+    // A GEMM whose output the add+LN `add` adds: in small buckets (their PDL chain) as fp32
+    // partials on the small GEMM, the bias added with their sum (kDecisionParts), else whole.
+    auto output_gemm = [&](const Elem* in, const Elem* w, const Elem* bias, int32_t k, int32_t splits,
+                           AddLnParams<Elem>& add) {
+      if (decision_parts_ && rows <= small_gemm_max_m_ && rows <= partials_max_rows_ && pdl_enabled() &&
+          small_gemm_supported(rows, d, k, SmallGemmForm::partials, splits)) {
+        small_gemm(SmallGemmArgs<Elem>{in, w, ws_.parts, rows, d, k, SmallGemmForm::partials, splits}, s);
+        add.add_parts = ws_.parts;
+        add.parts = splits;
+        add.parts_bias = bias;
+      } else {
+        linear(GemmArgs<Elem>{in, w, bias, proj_, rows, d, k, false}, s);
+        add.add = proj_;
+      }
+    };
     AddLnParams<Elem> a;
     a.x = x;
-    a.add = proj_;
+    output_gemm(att, as<Elem>(hw.out_w), as<Elem>(hw.out_b), d, kDecisionOutSplits, a);
     a.weight = hw.n2_w;
     a.bias = hw.n2_b;
     a.y = y_;
@@ -727,10 +751,9 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.eps = 1e-5f;
     launch_add_ln(a, s);
     linear(GemmArgs<Elem>{y_, as<Elem>(hw.l1_w), as<Elem>(hw.l1_b), up_, rows, dims_.ffn, d, true}, s);
-    linear(GemmArgs<Elem>{up_, as<Elem>(hw.l2_w), as<Elem>(hw.l2_b), proj_, rows, d, dims_.ffn, false}, s);
     AddLnParams<Elem> a2;
     a2.x = x;
-    a2.add = proj_;
+    output_gemm(up_, as<Elem>(hw.l2_w), as<Elem>(hw.l2_b), dims_.ffn, kDecisionFfnSplits, a2);
     a2.tokens = rows;
     a2.d = d;
     a2.eps = 1e-5f;

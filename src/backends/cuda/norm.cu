@@ -165,6 +165,16 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
       for (int j = 0; j < 2 * kMaxPairs; ++j)
         if (j < 2 * np) sum[j] = __fadd_rn(sum[j], f[j]);
     }
+    if (p.parts_bias != nullptr) {
+      using Pair = typename dev::Half16<T>::Pair;
+#pragma unroll
+      for (int j = 0; j < kMaxPairs; ++j)
+        if (j < np) {
+          const float2 b = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(p.parts_bias + 2 * lane + 64 * j));
+          sum[2 * j] = __fadd_rn(sum[2 * j], b.x);
+          sum[2 * j + 1] = __fadd_rn(sum[2 * j + 1], b.y);
+        }
+    }
 #pragma unroll
     for (int j = 0; j < 2 * kMaxPairs; ++j)
       if (j < 2 * np) v[j] = __fadd_rn(v[j], dev::round16<T>(sum[j]));
@@ -243,7 +253,8 @@ void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
   check_d(p.d, "add_ln");
   LAYA_REQUIRE(p.x && p.tokens >= 0 && (p.bias == nullptr || p.weight != nullptr) &&
                    (p.add == nullptr || p.add_parts == nullptr) &&
-                   (p.add_parts == nullptr || (p.parts >= 1 && p.parts <= kMaxAddParts)),
+                   (p.add_parts == nullptr || (p.parts >= 1 && p.parts <= kMaxAddParts)) &&
+                   (p.parts_bias == nullptr || p.add_parts != nullptr),
                ErrorKind::internal, "add_ln: bad parameters");
   if (p.tokens == 0) return;
   const bool lean = p.tokens >= kLeanAddLnFromRows && p.weight != nullptr && p.add_parts == nullptr;

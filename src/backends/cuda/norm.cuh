@@ -32,8 +32,9 @@ void launch_embed_ln(const EmbedLnParams<T>& p, cudaStream_t stream);
 
 // v = x + float(add) (stored back into x when add is set); n = LN(v) * weight (+ bias) when weight
 // is set, else n = v; y = T(n) when y is set; norm_out = n when norm_out is set.
-// add_parts instead of add: add = T(part 0 + part 1 + ...), the fp32 split-K partials of a GEMM
-// (Gemm::run_partials) summed in order and rounded once, as cuBLASLt's reduction kernel would.
+// add_parts instead of add: add = T(part 0 + part 1 + ... (+ parts_bias)), the fp32 split-K partials
+// of a GEMM (Gemm::run_partials, small_gemm's partials form) summed in order, plus the GEMM's bias if
+// any, and rounded once, as cuBLASLt's reduction kernel with a BIAS epilogue would.
 constexpr int32_t kMaxAddParts = 4;
 template <class T>
 struct AddLnParams {
@@ -41,6 +42,7 @@ struct AddLnParams {
   const T* add = nullptr;
   const float* add_parts = nullptr;  // [parts, tokens, d]
   int32_t parts = 0;                 // 1..kMaxAddParts
+  const T* parts_bias = nullptr;     // with add_parts: the GEMM's bias [d], added to their sum before its rounding
   const float* weight = nullptr;
   const float* bias = nullptr;
   T* y = nullptr;
