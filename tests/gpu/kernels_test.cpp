@@ -942,6 +942,62 @@ TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {
   EXPECT_THROW(gemm.run_partials(x.get(), x.get(), o.get(), 1, 8, 24, 2, nullptr), Error);
 }
 
+// The add+LN over 1..4 fp32 partials, with and without the GEMM's bias: x gains T(((p0 + p1) + p2)
+// + p3 (+ bias)) bitwise (the parts in order, the bias last, one rounding), and the LayerNorm of
+// that; more than kMaxAddParts parts, or a bias without parts, are refused.
+TYPED_TEST(CudaKernelsTyped, AddLayerNormSumsPartialsAndTheirBias) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(41);
+  const int32_t m = 5, d = 192;
+  const size_t n = static_cast<size_t>(m) * d;
+  const auto all = randn(rng, kMaxAddParts * n, 3.f);
+  const auto bias = round16<TypeParam>(randn(rng, static_cast<size_t>(d), 0.5f));
+  const auto lw = randn(rng, static_cast<size_t>(d), 0.1f, 1.f);
+  Dev<float> dparts(all), dlw(lw);
+  Dev<TypeParam> dbias(to16<TypeParam>(bias));
+  for (int32_t parts = 1; parts <= kMaxAddParts; ++parts)
+    for (const bool with_bias : {false, true}) {
+      SCOPED_TRACE(testing::Message() << parts << " parts, bias " << with_bias);
+      const auto x0 = randn(rng, n, 2.f);
+      Dev<float> dx(x0), dn(n);
+      AddLnParams<TypeParam> al;
+      al.x = dx.get();
+      al.add_parts = dparts.get();
+      al.parts = parts;
+      al.parts_bias = with_bias ? dbias.get() : nullptr;
+      al.weight = dlw.get();
+      al.norm_out = dn.get();
+      al.tokens = m;
+      al.d = d;
+      launch_add_ln(al, nullptr);
+      std::vector<float> sum(n), x1(n), lref(n);
+      for (size_t i = 0; i < n; ++i) {
+        float v = all[i];
+        for (int32_t s = 1; s < parts; ++s) v += all[static_cast<size_t>(s) * n + i];
+        if (with_bias) v += bias[i % d];
+        sum[i] = v;
+      }
+      const auto rounded = round16<TypeParam>(sum);
+      for (size_t i = 0; i < n; ++i) x1[i] = x0[i] + rounded[i];
+      EXPECT_EQ(dx.down(), x1);
+      cpu::layer_norm(x1.data(), m, d, lw.data(), nullptr, 1e-5f, lref.data());
+      const auto dd = compare(dn.down(), lref);
+      EXPECT_TRUE(dd.finite && dd.nrms < 1e-5) << dd.nrms;
+    }
+  Dev<float> dx(n);
+  AddLnParams<TypeParam> bad;
+  bad.x = dx.get();
+  bad.add_parts = dparts.get();
+  bad.parts = kMaxAddParts + 1;
+  bad.tokens = m;
+  bad.d = d;
+  EXPECT_THROW(launch_add_ln(bad, nullptr), Error) << "too many parts";
+  bad.add_parts = nullptr;
+  bad.parts = 0;
+  bad.parts_bias = dbias.get();
+  EXPECT_THROW(launch_add_ln(bad, nullptr), Error) << "a bias without parts";
+}
+
 // The skinny GEMM (small M, cluster split-K) against the fp32 reference, every epilogue, with
 // partial row / column tiles and a K tail; two runs must give the same bits.
 TEST(CudaKernels, SkinnyGemmMatchesReferenceAndIsDeterministic) {

@@ -78,7 +78,8 @@ constexpr int32_t kAttnOutSplits = 2;
 // In those buckets the decision layers' out-projection (K = d) and second FFN GEMM (K = 4 d, on
 // cuBLASLt's split-K otherwise: the small GEMM's plain form was slower there, item 60) run as
 // fp32 partials on the small GEMM too, their bias added by the add+LN with the partials' sum.
-// LAYA_CUDA_DECISION_PARTS=0 turns it off (experiment, item 77).
+// Measured on the H200 (docs/benchmarks/cuda.md item 77): -0.002..-0.006 ms in every small
+// bucket. LAYA_CUDA_DECISION_PARTS=0 turns it off.
 constexpr bool kDecisionParts = true;
 constexpr int32_t kDecisionOutSplits = 2, kDecisionFfnSplits = 4;
 static_assert(kDecisionFfnSplits <= kMaxAddParts && kDecisionOutSplits <= kMaxAddParts, "the add+LN sums at most 4 parts");
@@ -324,9 +325,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   const StagingLayout max_l = StagingLayout::for_bucket(max_b);
   const int64_t T = limits_.max_tokens, K = limits_.max_markers, S = max_b.row_slots(), d = dims_.d;
   const int64_t up_cols = std::max<int64_t>(2 * dims_.inter, dims_.ffn);
-  // The partials need K = intermediate to split in multiples of 8 (true for every shipped size).
   attn_out_splits_ = std::clamp(env_int("LAYA_CUDA_ATTN_OUT_SPLITS", kAttnOutSplits), 0, int32_t{kMaxAddParts});
   decision_parts_ = env_int("LAYA_CUDA_DECISION_PARTS", kDecisionParts ? 1 : 0) != 0;
+  // The partials need K = intermediate to split in multiples of 8 (true for every shipped size).
   partials_max_rows_ = dims_.inter % (kMlpOutSplits * 8) == 0
                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_PARTIALS_MAX_M", kPartialsMaxRows), 0, 1024)
                            : 0;

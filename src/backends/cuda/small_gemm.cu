@@ -15,7 +15,8 @@ namespace {
 constexpr int kBK = 64;      // K per stage: one 128-byte swizzle row
 constexpr int kMaxM = 64;    // token rows the kernel takes
 // The ring: the first kStages weight boxes are requested before the PDL wait. (4 and 6 stages were
-// 0.03 / 0.12 ms slower at 1x48, 18 no faster: docs/benchmarks/cuda.md items 63, 69.)
+// 0.03 / 0.12 ms slower at 1x48, 18 in the narrow layout and 16 in the wide one no faster:
+// docs/benchmarks/cuda.md items 63, 69, 72.)
 constexpr int kStages = 8;
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
 
@@ -24,7 +25,8 @@ constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 
 //     (geglu: 16 act rows, then their 16 mul rows), N = 32;
 //   wide: A = 64 W rows a CTA (geglu: 32 act rows paired with their mul rows,
 //     tma_tensor_map_act_mul), B = the m tokens padded to kN (16, 32, 48 or 64) — one MMA covers
-//     twice the W rows in about the same time at 48 tokens (item 70), so half the CTAs read A.
+//     twice the W rows in about the same time at 48 tokens (item 70), so half as many CTAs read
+//     the activations.
 template <bool kWide, int kN>
 struct Layout {
   static constexpr int kBRows = kWide ? kN : 32;                  // operand B's rows (the MMA's N)
@@ -214,7 +216,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           dev::tma_load_4d(dst, &w_map, &full[s], kc, col0 / 8);
         } else if constexpr (kForm == SmallGemmForm::geglu) {  // 16 act rows, then their 16 mul rows
           tma_load(dst, &w_map, &full[s], kc, col0);
-          tma_load(dst + L::kWRows * kBK, &w_map, &full[s], kc, n + col0);
+          tma_load(dst + (L::kWRows / 2) * kBK * 2, &w_map, &full[s], kc, n + col0);
         } else {
           tma_load(dst, &w_map, &full[s], kc, col0);
         }

@@ -3,7 +3,7 @@
 //   plain:    out[m, n] in T (one rounding, as cuBLASLt's output), optionally + bias[n] and ReLU in
 //             fp32 before it (cuBLASLt's BIAS / RELU_BIAS epilogues);
 //   partials: K split into `splits` ranges of whole 64-wide k-tiles, out[s][m][n] in fp32 (the
-//             add+LN after the MLP output GEMM sums them in order, AddLnParams::add_parts);
+//             add+LN after the output GEMM sums them in order, AddLnParams::add_parts);
 //   geglu:    W is Wi [2n, k] (act rows 0..n-1, mul rows n..2n-1) and out[m, n] =
 //             T(T(gelu(T(act))) * T(mul)), exactly as geglu_kernel computes it from the rounded GEMM.
 // Why: cuBLASLt's nvjet kernels do not execute griddepcontrol.wait, so an edge into them cannot be
@@ -13,10 +13,14 @@
 // engine turns on for the buckets that use this kernel: PdlScope, pdl.h) its launch and weight
 // fetch overlap the kernel before it. Measured: 1x48 1.012 -> 0.871 ms (items 57-58).
 //
-// One CTA per 32 W rows (geglu: 16 act rows and their 16 mul rows) and K range; a producer thread
-// streams 64 x 64 A boxes and 32 x 64 W boxes by TMA (128-byte swizzle) through an 8-stage ring;
-// one consumer warpgroup runs wgmma.m64n32k16 over them in K order, one k-tile's MMAs in flight
-// while the next are issued. Deterministic; rows m..63 of the A boxes read as zeros.
+// Two layouts. Narrow: one CTA per 32 W rows (geglu: 16 act rows and their 16 mul rows) and K
+// range; a producer thread streams 64 x 64 activation boxes (rows m..63 read as zeros) and 32 x 64
+// W boxes by TMA (128-byte swizzle) through an 8-stage ring; one consumer warpgroup runs
+// wgmma.m64n32k16 with the activations as M over them in K order, one k-tile's MMAs in flight while
+// the next are issued. Wide (SmallGemmArgs::wide): 64 W rows a CTA (geglu: 32 outputs' act and mul
+// rows, paired) as M and the m tokens padded to N = 16, 32, 48 or 64 — twice the W rows per MMA
+// for +8 % time at 48 tokens, half the CTAs reading the activations (docs/benchmarks/cuda.md
+// items 70-71); the engine takes it up to 48 tokens. Both deterministic and bitwise equal.
 // (No thread-block clusters: sharing A between CTAs by TMA multicast made every GEMM slower —
 // a kernel that may run in a cluster pays ~1 us a launch; docs/benchmarks/cuda.md item 61.)
 #pragma once
