@@ -163,68 +163,36 @@ __device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[8][4], uint64_t da
 template <class T, int N>
 __device__ __forceinline__ void wgmma_m64nNk16_ss(float (&d)[N / 2], uint64_t da, uint64_t db);
 #ifdef LAYA_HAS_WGMMA
-#define LAYA_WGMMA_SS_M64N16K16(PTX_TYPE) \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n16k16.f32." PTX_TYPE "." PTX_TYPE " " \
-               "{%0,%1,%2,%3,%4,%5,%6,%7}, %8, %9, 1, 1, 1, 0, 0;\n" \
-    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]) \
-    : "l"(da), "l"(db))
-template <>
-__device__ __forceinline__ void wgmma_m64nNk16_ss<__nv_bfloat16, 16>(float (&d)[8], uint64_t da, uint64_t db) {
-  LAYA_WGMMA_SS_M64N16K16("bf16");
-}
-template <>
-__device__ __forceinline__ void wgmma_m64nNk16_ss<__half, 16>(float (&d)[8], uint64_t da, uint64_t db) {
-  LAYA_WGMMA_SS_M64N16K16("f16");
-}
-#undef LAYA_WGMMA_SS_M64N16K16
-#define LAYA_WGMMA_SS_M64N32K16(PTX_TYPE) \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n32k16.f32." PTX_TYPE "." PTX_TYPE " " \
-               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, %16, %17, 1, 1, 1, 0, 0;\n" \
-    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]) \
-    : "l"(da), "l"(db))
-template <>
-__device__ __forceinline__ void wgmma_m64nNk16_ss<__nv_bfloat16, 32>(float (&d)[16], uint64_t da, uint64_t db) {
-  LAYA_WGMMA_SS_M64N32K16("bf16");
-}
-template <>
-__device__ __forceinline__ void wgmma_m64nNk16_ss<__half, 32>(float (&d)[16], uint64_t da, uint64_t db) {
-  LAYA_WGMMA_SS_M64N32K16("f16");
-}
-#undef LAYA_WGMMA_SS_M64N32K16
-#define LAYA_WGMMA_SS_M64N48K16(PTX_TYPE) \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n48k16.f32." PTX_TYPE "." PTX_TYPE " " \
-               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23}, %24, %25, 1, 1, 1, 0, 0;\n" \
-    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]) \
-    : "l"(da), "l"(db))
-template <>
-__device__ __forceinline__ void wgmma_m64nNk16_ss<__nv_bfloat16, 48>(float (&d)[24], uint64_t da, uint64_t db) {
-  LAYA_WGMMA_SS_M64N48K16("bf16");
-}
-template <>
-__device__ __forceinline__ void wgmma_m64nNk16_ss<__half, 48>(float (&d)[24], uint64_t da, uint64_t db) {
-  LAYA_WGMMA_SS_M64N48K16("f16");
-}
-#undef LAYA_WGMMA_SS_M64N48K16
-#define LAYA_WGMMA_SS_M64N64K16(PTX_TYPE) \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32." PTX_TYPE "." PTX_TYPE " " \
-               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, 1, 1, 1, 0, 0;\n" \
-    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
-    : "l"(da), "l"(db))
-template <>
-__device__ __forceinline__ void wgmma_m64nNk16_ss<__nv_bfloat16, 64>(float (&d)[32], uint64_t da, uint64_t db) {
-  LAYA_WGMMA_SS_M64N64K16("bf16");
-}
-template <>
-__device__ __forceinline__ void wgmma_m64nNk16_ss<__half, 64>(float (&d)[32], uint64_t da, uint64_t db) {
-  LAYA_WGMMA_SS_M64N64K16("f16");
-}
-#undef LAYA_WGMMA_SS_M64N64K16
+// One N's bf16 and f16 specializations: REGS the accumulators in the instruction, A and B the
+// operand numbers of the two descriptors, the rest the accumulators' constraints.
+#define LAYA_WGMMA_SS_SPECIALIZE(N, REGS, A, B, ...)                                                               \
+  template <>                                                                                                      \
+  __device__ __forceinline__ void wgmma_m64nNk16_ss<__nv_bfloat16, N>(float(&d)[N / 2], uint64_t da, uint64_t db) { \
+    asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.bf16.bf16 " REGS ", %" #A ", %" #B ", 1, 1, 1, 0, 0;\n" \
+                 : __VA_ARGS__                                                                                     \
+                 : "l"(da), "l"(db));                                                                              \
+  }                                                                                                                \
+  template <>                                                                                                      \
+  __device__ __forceinline__ void wgmma_m64nNk16_ss<__half, N>(float(&d)[N / 2], uint64_t da, uint64_t db) {        \
+    asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 " REGS ", %" #A ", %" #B ", 1, 1, 1, 0, 0;\n"   \
+                 : __VA_ARGS__                                                                                     \
+                 : "l"(da), "l"(db));                                                                              \
+  }
+LAYA_WGMMA_SS_SPECIALIZE(16, "{%0,%1,%2,%3,%4,%5,%6,%7}", 8, 9,
+                         "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]))
+LAYA_WGMMA_SS_SPECIALIZE(32, "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}", 16, 17,
+                         "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]))
+LAYA_WGMMA_SS_SPECIALIZE(48, "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23}", 24, 25,
+                         "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]))
+LAYA_WGMMA_SS_SPECIALIZE(64, "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}", 32, 33,
+                         "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                         "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]))
+#undef LAYA_WGMMA_SS_SPECIALIZE
 #endif
 
 }  // namespace laya::cuda::dev
