@@ -383,32 +383,36 @@ TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
   EXPECT_TRUE(st.all_ok);
 }
 
-// The GEMMs of buckets up to 64 tokens on the small GEMM that waits, with PDL (sm_90a; the
-// default): close to the CPU engine and to the engine without it (cuBLASLt, no PDL) and to the one
-// that leaves the GEMMs with a bias to cuBLASLt; graph and eager bitwise identical, replays too;
-// the same for its wide layout at every size (LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M=64), also close to the
-// narrow one; the attention output GEMM as partials (the default) close to it in one piece.
+// The GEMMs of buckets up to 128 tokens on the small GEMM that waits, with PDL (sm_90a; the
+// default; above 64 tokens in its wide layout): close to the CPU engine and to the engine without
+// it (cuBLASLt, no PDL) and to the one that leaves the GEMMs with a bias to cuBLASLt; graph and
+// eager bitwise identical, replays too; the same for the wide layout at every size
+// (LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M=64), also close to the narrow one up to 64 tokens; the attention
+// output and the decision layers' output GEMMs as partials (the default) close to them in one
+// piece; the engine that takes only buckets up to 64 tokens close to the CPU engine too.
 TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
   LAYA_REQUIRE_GPU();
   if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
   const char* var = "LAYA_CUDA_SMALL_GEMM_MAX_M";
-  auto plain = engine_with_env(var, "0"), small = engine_with_env(var, "64"), small_eager = engine_with_env(var, "64", "eager");
+  auto plain = engine_with_env(var, "0"), small = engine_with_env(var, "128"), small_eager = engine_with_env(var, "128", "eager");
   auto no_bias = engine_with_env("LAYA_CUDA_SMALL_GEMM_BIAS", "0");
   const char* wide_var = "LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M";
   auto wide = engine_with_env(wide_var, "64"), wide_eager = engine_with_env(wide_var, "64", "eager");
   auto narrow = engine_with_env(wide_var, "0");
   auto attn_out_whole = engine_with_env("LAYA_CUDA_ATTN_OUT_SPLITS", "0");  // the default: 2 partials
   auto decision_whole = engine_with_env("LAYA_CUDA_DECISION_PARTS", "0");   // the default: partials
+  auto small64 = engine_with_env(var, "64");
   engine::BackendOptions co;
   co.backend = "cpu";
   auto cpu = cpu::make_cpu_backend(tiny(), co);
   ParityStats st;
   uint32_t seed = 200;
   for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{
-           {1, 1, 1}, {1, 48, 48}, {4, 10, 16}, {2, 30, 32}, {3, 15, 20}, {2, 60, 64}}) {
+           {1, 1, 1}, {1, 48, 48}, {4, 10, 16}, {2, 30, 32}, {3, 15, 20}, {2, 60, 64}, {3, 30, 40}, {4, 50, 64}}) {
     const auto b = batch_of(seed++, rows, lo, hi);
     const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
     compare_request(*small, *cpu, b, st, "small gemm " + what);
+    compare_request(*small64, *cpu, b, st, "small gemm up to 64 tokens " + what);
     const auto on = small->forward(b), off = plain->forward(b);
     const auto d = test::compare(on.logits, off.logits);
     EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": small gemm vs cuBLASLt logits nRMS " << d.nrms;

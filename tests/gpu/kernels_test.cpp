@@ -785,10 +785,14 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
                        Case{48, 2624, 1024, geglu_form, 1, false, false}, Case{5, 192, 128, geglu_form, 1, false, false},
                        Case{48, 1024, 2624, partials, 2, false, false}, Case{33, 128, 192, partials, 3, false, false},
                        Case{9, 64, 128, plain, 1, false, false}, Case{64, 128, 256, geglu_form, 1, false, false},
-                       Case{20, 64, 64, partials, 1, false, false}}) {
+                       Case{20, 64, 64, partials, 1, false, false}, Case{100, 128, 256, plain, 1, true, false},
+                       Case{128, 64, 128, geglu_form, 1, false, false}, Case{80, 128, 192, partials, 2, false, false},
+                       Case{120, 128, 256, plain, 1, true, true}, Case{97, 128, 256, partials, 2, false, false}}) {
     SCOPED_TRACE(testing::Message() << "M=" << c.m << " N=" << c.n << " K=" << c.k << " form " << static_cast<int>(c.form)
                                     << " splits " << c.splits << " bias " << c.bias << " relu " << c.relu);
-    ASSERT_TRUE(small_gemm_supported(c.m, c.n, c.k, c.form, c.splits));
+    // Up to 64 rows both layouts (the wide one where n allows), above only the wide one.
+    const bool narrow = small_gemm_supported(c.m, c.n, c.k, c.form, c.splits);
+    EXPECT_EQ(narrow, c.m <= 64) << "which shapes the narrow layout takes";
     const bool geglu = c.form == geglu_form, parts = c.form == partials;
     const int32_t w_rows = geglu ? 2 * c.n : c.n;
     const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(c.m) * c.k));
@@ -832,13 +836,14 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
       }
       return got;
     };
-    const auto got = run();
-    expect_close(got, ref, "small gemm vs reference");
-    EXPECT_EQ(got, run()) << "not deterministic";
-    // The wide layout where the shape allows: against the reference, deterministic.
     const bool wide = small_gemm_supported(c.m, c.n, c.k, c.form, c.splits, true);
     EXPECT_EQ(wide, c.n % (geglu ? 32 : 64) == 0) << "which shapes the wide layout takes";
-    if (wide) {
+    ASSERT_TRUE(narrow || wide);
+    const auto got = run(!narrow);
+    expect_close(got, ref, "small gemm vs reference");
+    EXPECT_EQ(got, run(!narrow)) << "not deterministic";
+    // The wide layout where the shape allows: against the reference, deterministic.
+    if (wide && narrow) {
       const auto got_wide = run(true);
       expect_close(got_wide, ref, "small gemm (wide) vs reference");
       EXPECT_EQ(got_wide, run(true)) << "wide: not deterministic";
@@ -886,7 +891,7 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   EXPECT_FALSE(small_gemm_supported(8, 32, 128, SmallGemmForm::partials, 3));
   EXPECT_FALSE(small_gemm_supported(8, 96, 64, SmallGemmForm::plain, 1, true));
   EXPECT_FALSE(small_gemm_supported(8, 48, 64, SmallGemmForm::geglu, 1, true));
-  EXPECT_FALSE(small_gemm_supported(65, 64, 64, SmallGemmForm::plain, 1, true));
+  EXPECT_FALSE(small_gemm_supported(129, 64, 64, SmallGemmForm::plain, 1, true));
   Dev<TypeParam> x(64 * 128);
   EXPECT_THROW(launch_small_gemm(SmallGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 65, 32, 64}, nullptr), Error);
   SmallGemmArgs<TypeParam> bad{x.get(), x.get(), x.get(), 8, 32, 64, SmallGemmForm::geglu};

@@ -49,9 +49,10 @@ constexpr int32_t kSingleCtaClusterMaxRows = 64;
 // on programmatic edges, with PDL for all of the engine's kernels (PdlScope): every boundary of
 // their encoder layers is programmatic and GeGLU runs in the MLP input GEMM's epilogue. Measured
 // on the H200 (docs/benchmarks/cuda.md item 58): 1x48 1.012 -> 0.871 ms, 2x32 -0.14, 1x64 -0.15;
-// the small GEMM without PDL +0.016, PDL without it +0.017. LAYA_CUDA_SMALL_GEMM_MAX_M overrides
-// it (0: never; at most 64).
-constexpr int32_t kSmallGemmMaxRows = 64;
+// the small GEMM without PDL +0.016, PDL without it +0.017. From 65 to 128 tokens it runs in its
+// wide layout (item 79: 65-128-token buckets -0.10..-0.11 ms; up to 256 tokens +0.4, item 80).
+// LAYA_CUDA_SMALL_GEMM_MAX_M overrides it (0: never; at most 128).
+constexpr int32_t kSmallGemmMaxRows = 128;
 // In those buckets the small GEMM also runs the GEMMs with a bias (the decision layers', the
 // scorer's: BIAS / RELU_BIAS epilogues) of K <= kSmallGemmBiasMaxK: it does not split K, so the
 // decision FFN's second GEMM (K = 4 d) stays on cuBLASLt's split-K. LAYA_CUDA_SMALL_GEMM_BIAS
@@ -66,8 +67,9 @@ constexpr int32_t kSmallGemmWideMaxRows = 48;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
 // fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
-// there anyway and adds a reduction kernel. LAYA_CUDA_PARTIALS_MAX_M overrides it (0: never).
-constexpr int32_t kPartialsMaxRows = 64;
+// there anyway and adds a reduction kernel (128: the small GEMM's buckets, item 79).
+// LAYA_CUDA_PARTIALS_MAX_M overrides it (0: never).
+constexpr int32_t kPartialsMaxRows = 128;
 constexpr int32_t kMlpOutSplits = 2;
 // Buckets on the small GEMM run the attention output GEMM as kAttnOutSplits fp32 partials too,
 // summed by the add+LN after it: twice the CTAs (the wide layout has only 16 for N = 1,024), half
@@ -223,6 +225,12 @@ class CudaBackendImpl final : public CudaEngine {
   void up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s);
   template <class Elem>
   void small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s);
+  // The small GEMM's layout for m rows: wide up to small_gemm_wide_max_m_ and above 64 (the narrow
+  // layout's limit); whether it takes a call in the layout small_gemm() picks (or the narrow one).
+  bool wide_for(int32_t m) const { return m > 64 || m <= small_gemm_wide_max_m_; }
+  bool small_takes(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1) const {
+    return small_gemm_supported(m, n, k, form, splits) || (wide_for(m) && small_gemm_supported(m, n, k, form, splits, true));
+  }
 
   std::string device_name_;
   int device_ = 0;
@@ -398,7 +406,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;
     if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
-                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 64)
+                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 128)
                             : 0;
     small_gemm_bias_max_k_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_BIAS", kSmallGemmBiasMaxK));
     small_gemm_wide_max_m_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M", kSmallGemmWideMaxRows));
@@ -520,7 +528,7 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
   // buckets' PdlScope), the GEMMs with a bias over as few rows and a short enough K.
   const bool small =
       g.m <= small_gemm_max_m_ && (g.bias == nullptr || (g.k <= small_gemm_bias_max_k_ && pdl_enabled()));
-  if (small && small_gemm_supported(g.m, g.n, g.k, SmallGemmForm::plain)) {
+  if (small && small_takes(g.m, g.n, g.k, SmallGemmForm::plain)) {
     SmallGemmArgs<Elem> a{g.in, g.w, g.out, g.m, g.n, g.k};
     a.bias = g.bias;
     a.relu = g.relu;
@@ -532,7 +540,7 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
 
 template <class Elem>
 void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
-  a.wide = a.m <= small_gemm_wide_max_m_ && small_gemm_supported(a.m, a.n, a.k, a.form, a.splits, true);
+  a.wide = wide_for(a.m) && small_gemm_supported(a.m, a.n, a.k, a.form, a.splits, true);
   launch_small_gemm(a, s);
 }
 
@@ -549,7 +557,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
       return;
     }
   }
-  if (tokens <= small_gemm_max_m_ && small_gemm_supported(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
+  if (tokens <= small_gemm_max_m_ && small_takes(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
     small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
     return;
   }
@@ -656,7 +664,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     if (residual) {
       gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
     } else if (attn_out_splits_ > 1 && T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
-               small_gemm_supported(T, d, d, SmallGemmForm::partials, attn_out_splits_)) {
+               small_takes(T, d, d, SmallGemmForm::partials, attn_out_splits_)) {
       small_gemm(SmallGemmArgs<Elem>{att_, as<Elem>(lw.wo), ws_.parts, T, d, d, SmallGemmForm::partials, attn_out_splits_},
                  s);
       a.add_parts = ws_.parts;
@@ -679,7 +687,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     if (residual) {
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
     } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
-               small_gemm_supported(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
+               small_takes(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
       small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, SmallGemmForm::partials,
                                      kMlpOutSplits},
                  s);
@@ -731,7 +739,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     auto output_gemm = [&](const Elem* in, const Elem* w, const Elem* bias, int32_t k, int32_t splits,
                            AddLnParams<Elem>& add) {
       if (decision_parts_ && rows <= small_gemm_max_m_ && rows <= partials_max_rows_ && pdl_enabled() &&
-          small_gemm_supported(rows, d, k, SmallGemmForm::partials, splits)) {
+          small_takes(rows, d, k, SmallGemmForm::partials, splits)) {
         small_gemm(SmallGemmArgs<Elem>{in, w, ws_.parts, rows, d, k, SmallGemmForm::partials, splits}, s);
         add.add_parts = ws_.parts;
         add.parts = splits;

@@ -13,7 +13,8 @@ namespace laya::cuda {
 namespace {
 
 constexpr int kBK = 64;      // K per stage: one 128-byte swizzle row
-constexpr int kMaxM = 64;    // token rows the kernel takes
+constexpr int kNarrowMaxM = 64;  // token rows the narrow layout takes (its activation box)
+constexpr int kWideMaxM = 128;   // and the wide one (the MMA's N; 256 was far slower, item 80)
 // The ring: the first kStages weight boxes are requested before the PDL wait. (4 and 6 stages were
 // 0.03 / 0.12 ms slower at 1x48, 18 in the narrow layout and 16 in the wide one no faster:
 // docs/benchmarks/cuda.md items 63, 69, 72.)
@@ -317,8 +318,10 @@ void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
     launch_timeline_or_not<T, kForm, true, 32>(a, stream);
   else if (a.m <= 48)
     launch_timeline_or_not<T, kForm, true, 48>(a, stream);
-  else
+  else if (a.m <= 64)
     launch_timeline_or_not<T, kForm, true, 64>(a, stream);
+  else
+    launch_timeline_or_not<T, kForm, true, 128>(a, stream);
 }
 
 }  // namespace
@@ -328,7 +331,7 @@ bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, i
       sm90a_kernel_runs(small_gemm_kernel<__nv_bfloat16, SmallGemmForm::plain, false, 32, false>) &&
       tma_encode_available();
   const int32_t w_rows = wide ? 64 : 32, n_step = form == SmallGemmForm::geglu ? w_rows / 2 : w_rows;
-  return device_ok && m >= 0 && m <= kMaxM && n > 0 && n % n_step == 0 && k > 0 && k % kBK == 0 && splits >= 1 &&
+  return device_ok && m >= 0 && m <= (wide ? kWideMaxM : kNarrowMaxM) && n > 0 && n % n_step == 0 && k > 0 && k % kBK == 0 && splits >= 1 &&
          splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials);
 }
 

@@ -68,7 +68,7 @@ struct SmallGemmArgs {
 };
 
 // Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and
-// takes these dimensions: m <= 64, k a multiple of 64, n a multiple of 32 (geglu: 16), at most one
+// takes these dimensions: m <= 64 (wide: 128), k a multiple of 64, n a multiple of 32 (geglu: 16), at most one
 // K range per 64-wide k-tile. (A bias is taken by the plain form only: launch_small_gemm checks.)
 // The wide layout needs n a multiple of 64 (geglu: 32).
 bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1, bool wide = false);
