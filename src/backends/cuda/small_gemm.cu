@@ -25,7 +25,7 @@ constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 
 //   narrow (kWide false): A = the activation box (64 rows, rows m..63 zeros), B = 32 W rows a CTA
 //     (geglu: 16 act rows, then their 16 mul rows), N = 32;
 //   wide: A = 64 W rows a CTA (geglu: 32 act rows paired with their mul rows,
-//     tma_tensor_map_act_mul), B = the m tokens padded to kN (16, 32, 48 or 64) — one MMA covers
+//     tma_tensor_map_act_mul), B = the m tokens padded to kN (16, 32, 48, 64 or 128) — one MMA covers
 //     twice the W rows in about the same time at 48 tokens (item 70), so half as many CTAs read
 //     the activations.
 template <bool kWide, int kN>
@@ -331,8 +331,8 @@ bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, i
       sm90a_kernel_runs(small_gemm_kernel<__nv_bfloat16, SmallGemmForm::plain, false, 32, false>) &&
       tma_encode_available();
   const int32_t w_rows = wide ? 64 : 32, n_step = form == SmallGemmForm::geglu ? w_rows / 2 : w_rows;
-  return device_ok && m >= 0 && m <= (wide ? kWideMaxM : kNarrowMaxM) && n > 0 && n % n_step == 0 && k > 0 && k % kBK == 0 && splits >= 1 &&
-         splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials);
+  return device_ok && m >= 0 && m <= (wide ? kWideMaxM : kNarrowMaxM) && n > 0 && n % n_step == 0 && k > 0 &&
+         k % kBK == 0 && splits >= 1 && splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials);
 }
 
 template <class T>
