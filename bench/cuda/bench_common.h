@@ -1,6 +1,7 @@
 // Helpers shared by the CUDA benchmarks (laya_bench_gemm, laya_bench_gemm_pdl,
-// laya_bench_grid_barrier): exit on a failed call, parse integer lists and GEMM shapes, time a
-// graph, read an algorithm's configuration attribute, fill bf16 operands with a fixed pattern.
+// laya_bench_grid_barrier, laya_bench_small_gemm_timeline, laya_bench_wgmma_loop): exit on a failed
+// call, parse integer lists and GEMM shapes, time a graph's replays, read an algorithm's
+// configuration attribute, fill bf16 operands with a fixed pattern.
 #pragma once
 
 #include <cublasLt.h>
@@ -39,20 +40,14 @@ inline std::vector<int> parse_ints(const std::string& s, char sep) {
   return v;
 }
 
-// Median of 5 replays of a graph on `stream` after one warm-up replay, in ms; < 0 when it does not
-// instantiate.
-inline double graph_median_ms(cudaStream_t stream, cudaGraph_t g) {
-  cudaGraphExec_t exec = nullptr;
-  if (cudaGraphInstantiate(&exec, g, 0) != cudaSuccess) {
-    cudaGetLastError();
-    return -1;
-  }
+// `reps` timed replays of an instantiated graph on `stream` (CUDA events around each), in ms,
+// sorted.
+inline std::vector<float> replay_ms(cudaStream_t stream, cudaGraphExec_t exec, int reps) {
   cudaEvent_t t0 = nullptr, t1 = nullptr;
   check(cudaEventCreate(&t0), "event");
   check(cudaEventCreate(&t1), "event");
-  check(cudaGraphLaunch(exec, stream), "warm");
   std::vector<float> times;
-  for (int r = 0; r < 5; ++r) {
+  for (int r = 0; r < reps; ++r) {
     check(cudaEventRecord(t0, stream), "record");
     check(cudaGraphLaunch(exec, stream), "launch");
     check(cudaEventRecord(t1, stream), "record");
@@ -63,8 +58,21 @@ inline double graph_median_ms(cudaStream_t stream, cudaGraph_t g) {
   }
   cudaEventDestroy(t0);
   cudaEventDestroy(t1);
-  cudaGraphExecDestroy(exec);
   std::sort(times.begin(), times.end());
+  return times;
+}
+
+// Median of 5 replays of a graph on `stream` after one warm-up replay, in ms; < 0 when it does not
+// instantiate.
+inline double graph_median_ms(cudaStream_t stream, cudaGraph_t g) {
+  cudaGraphExec_t exec = nullptr;
+  if (cudaGraphInstantiate(&exec, g, 0) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  check(cudaGraphLaunch(exec, stream), "warm");
+  const std::vector<float> times = replay_ms(stream, exec, 5);
+  cudaGraphExecDestroy(exec);
   return times[2];
 }
 

@@ -31,6 +31,7 @@ namespace {
 using laya::bench::check;
 using laya::bench::config;
 using laya::bench::parse_ints;
+using laya::bench::replay_ms;
 
 constexpr int kLayers = 28;  // weight copies: one per encoder layer
 constexpr int kLaunches = 56;  // GEMM launches per captured graph
@@ -134,17 +135,7 @@ int main(int argc, char** argv) {
             check(cudaEventElapsedTime(&spent, t0, t1), "elapsed");
           }
         }
-        std::vector<float> times;
-        for (int r = 0; r < reps; ++r) {
-          check(cudaEventRecord(t0, stream), "record");
-          check(cudaGraphLaunch(exec, stream), "launch");
-          check(cudaEventRecord(t1, stream), "record");
-          check(cudaEventSynchronize(t1), "sync");
-          float ms_ = 0;
-          check(cudaEventElapsedTime(&ms_, t0, t1), "elapsed");
-          times.push_back(ms_);
-        }
-        std::sort(times.begin(), times.end());
+        const std::vector<float> times = replay_ms(stream, exec, reps);
         const float best_ms = sustain_ms > 0 ? times[times.size() / 2] : times.front();
         cudaGraphExecDestroy(exec);
         cudaGraphDestroy(graph);

@@ -225,11 +225,10 @@ class CudaBackendImpl final : public CudaEngine {
   void up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s);
   template <class Elem>
   void small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s);
-  // The small GEMM's layout for m rows: wide up to small_gemm_wide_max_m_ and above 64 (the narrow
-  // layout's limit); whether it takes a call in the layout small_gemm() picks (or the narrow one).
-  bool wide_for(int32_t m) const { return m > 64 || m <= small_gemm_wide_max_m_; }
+  // Whether the small GEMM takes a call in either layout (small_gemm() picks the wide one up to
+  // small_gemm_wide_max_m_ rows, and wherever the narrow one does not take it).
   bool small_takes(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1) const {
-    return small_gemm_supported(m, n, k, form, splits) || (wide_for(m) && small_gemm_supported(m, n, k, form, splits, true));
+    return small_gemm_supported(m, n, k, form, splits) || small_gemm_supported(m, n, k, form, splits, true);
   }
 
   std::string device_name_;
@@ -540,7 +539,8 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
 
 template <class Elem>
 void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
-  a.wide = wide_for(a.m) && small_gemm_supported(a.m, a.n, a.k, a.form, a.splits, true);
+  a.wide = small_gemm_supported(a.m, a.n, a.k, a.form, a.splits, true) &&
+           (a.m <= small_gemm_wide_max_m_ || !small_gemm_supported(a.m, a.n, a.k, a.form, a.splits));
   launch_small_gemm(a, s);
 }
 

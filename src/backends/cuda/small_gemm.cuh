@@ -1,5 +1,5 @@
-// GEMMs of at most 64 rows that wait on a programmatic (PDL) edge (sm_90a: TMA + wgmma), for the
-// encoder of small buckets: out = in[m, k] . W[n, k]^T with fp32 accumulation, in three forms —
+// GEMMs of at most 128 rows that wait on a programmatic (PDL) edge (sm_90a: TMA + wgmma), for
+// small buckets: out = in[m, k] . W[n, k]^T with fp32 accumulation, in three forms —
 //   plain:    out[m, n] in T (one rounding, as cuBLASLt's output), optionally + bias[n] and ReLU in
 //             fp32 before it (cuBLASLt's BIAS / RELU_BIAS epilogues);
 //   partials: K split into `splits` ranges of whole 64-wide k-tiles, out[s][m][n] in fp32 (the
@@ -18,9 +18,10 @@
 // W boxes by TMA (128-byte swizzle) through an 8-stage ring; one consumer warpgroup runs
 // wgmma.m64n32k16 with the activations as M over them in K order, one k-tile's MMAs in flight while
 // the next are issued. Wide (SmallGemmArgs::wide): 64 W rows a CTA (geglu: 32 outputs' act and mul
-// rows, paired) as M and the m tokens padded to N = 16, 32, 48 or 64 — twice the W rows per MMA
-// for +8 % time at 48 tokens, half the CTAs reading the activations (docs/benchmarks/cuda.md
-// items 70-71); the engine takes it up to 48 tokens. Both deterministic and bitwise equal.
+// rows, paired) as M and the m tokens padded to N = 16, 32, 48, 64 or 128 — twice the W rows per
+// MMA for +8 % time at 48 tokens, half the CTAs reading the activations (docs/benchmarks/cuda.md
+// items 70-71, 79); the engine takes it up to 48 tokens and from 65 (the narrow layout's limit is
+// 64). Both deterministic and bitwise equal.
 // (No thread-block clusters: sharing A between CTAs by TMA multicast made every GEMM slower —
 // a kernel that may run in a cluster pays ~1 us a launch; docs/benchmarks/cuda.md item 61.)
 #pragma once
@@ -68,9 +69,9 @@ struct SmallGemmArgs {
 };
 
 // Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and
-// takes these dimensions: m <= 64 (wide: 128), k a multiple of 64, n a multiple of 32 (geglu: 16), at most one
-// K range per 64-wide k-tile. (A bias is taken by the plain form only: launch_small_gemm checks.)
-// The wide layout needs n a multiple of 64 (geglu: 32).
+// takes these dimensions: m <= 64 (wide: 128), k a multiple of 64, n a multiple of 32 (geglu: 16;
+// wide: 64 and 32), at most one K range per 64-wide k-tile. (A bias is taken by the plain form
+// only: launch_small_gemm checks.)
 bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1, bool wide = false);
 
 template <class T>
