@@ -278,7 +278,7 @@ engine::Batch batch_of(uint32_t seed, int32_t rows, int32_t lo, int32_t hi) {
   return test::random_batch(rng, rows, lo, hi, tiny().config().encoder.vocab_size);
 }
 
-void expect_same(const engine::ForwardResult& a, const engine::ForwardResult& b, const char* what) {
+void expect_same(const engine::ForwardResult& a, const engine::ForwardResult& b, const std::string& what) {
   EXPECT_EQ(a.logits, b.logits) << what;
   EXPECT_EQ(a.act_logits, b.act_logits) << what;
 }
@@ -567,6 +567,27 @@ TEST(CudaEngine, FiveBlockAttentionGivesTheSameBits) {
     const auto on = five->forward(b);
     expect_same(on, plain->forward(b), "five blocks vs four");
     expect_same(on, five_eager->forward(b), "five blocks: graph vs eager");
+  }
+}
+
+// The staging block read and the outputs written over the bus by kernels (the default) against
+// memcpy nodes (LAYA_CUDA_BUS_IO=0): the same bits, graph and eager, in buckets with and without
+// PDL (up to 128 tokens and beyond), replays included.
+TEST(CudaEngine, BusIoGivesTheSameBitsAsMemcpyNodes) {
+  LAYA_REQUIRE_GPU();
+  const char* var = "LAYA_CUDA_BUS_IO";
+  auto bus = engine_with_env(var, "1", "graph"), bus_eager = engine_with_env(var, "1", "eager");
+  auto copies = engine_with_env(var, "0", "graph"), copies_eager = engine_with_env(var, "0", "eager");
+  uint32_t seed = 170;
+  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{
+           {1, 1, 1}, {1, 48, 48}, {3, 20, 40}, {2, 100, 128}, {6, 60, 90}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
+    const auto on = bus->forward(b);
+    expect_same(on, copies->forward(b), "bus I/O vs memcpy nodes, " + what);
+    expect_same(on, bus_eager->forward(b), "bus I/O graph vs eager, " + what);
+    expect_same(on, copies_eager->forward(b), "bus I/O vs memcpy nodes eager, " + what);
+    expect_same(on, bus->forward(b), "bus I/O replay, " + what);
   }
 }
 

@@ -20,6 +20,7 @@
 #include "backends/cpu/ops.h"
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/attention.cuh"
+#include "backends/cuda/bus_copy.cuh"
 #include "backends/cuda/gemm.h"
 #include "backends/cuda/geglu_gemm.cuh"
 #include "backends/cuda/heads.cuh"
@@ -1174,6 +1175,32 @@ TYPED_TEST(CudaKernelsTyped, GatherAndScatterRowsMoveTheListedRows) {
       std::copy_n(fresh.begin() + static_cast<std::ptrdiff_t>(i) * d, d, want.begin() + static_cast<std::ptrdiff_t>(t) * d);
   }
   EXPECT_EQ(got, want);
+}
+
+// The staging block's copy by a kernel reading pinned host memory over the bus: every word of
+// every count (whole 16-byte chunks, a tail of 1-3 words, and a source 4 bytes off alignment, which
+// takes the word path) arrives, and nothing past the count is written (guard words keep their
+// poison).
+TEST(CudaKernels, CopyFromHostCopiesEveryWordAndNothingElse) {
+  LAYA_REQUIRE_GPU();
+  constexpr int64_t kMax = 70001, kGuard = 8;
+  int32_t* host = nullptr;
+  ASSERT_EQ(cudaMallocHost(reinterpret_cast<void**>(&host), (kMax + 1) * 4), cudaSuccess);
+  for (int64_t i = 0; i <= kMax; ++i) host[i] = static_cast<int32_t>(i * 2654435761u);
+  int32_t* host_dev = nullptr;
+  ASSERT_EQ(cudaHostGetDevicePointer(reinterpret_cast<void**>(&host_dev), host, 0), cudaSuccess);
+  for (const int64_t offset : {0, 1})
+    for (const int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{1023}, int64_t{1024}, kMax - 1}) {
+      Dev<int32_t> dst(static_cast<size_t>(n + kGuard));  // poisoned: -1 everywhere
+      launch_copy_from_host(host_dev + offset, dst.get(), n, nullptr);
+      const auto got = dst.down();
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < n; ++i) wrong += got[static_cast<size_t>(i)] != host[offset + i];
+      EXPECT_EQ(wrong, 0) << n << " words from offset " << offset;
+      for (int64_t i = n; i < n + kGuard; ++i) EXPECT_EQ(got[static_cast<size_t>(i)], -1) << "guard word " << i - n;
+    }
+  EXPECT_THROW(launch_copy_from_host(nullptr, nullptr, 4, nullptr), Error);
+  cudaFreeHost(host);
 }
 
 TEST(CudaKernels, LaunchersRejectBadShapes) {

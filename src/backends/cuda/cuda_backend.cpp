@@ -13,6 +13,7 @@
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/attention.cuh"
 #include "backends/cuda/build_info.h"
+#include "backends/cuda/bus_copy.cuh"
 #include "backends/cuda/check.h"
 #include "backends/cuda/env.h"
 #include "backends/cuda/gemm.h"
@@ -110,6 +111,11 @@ constexpr int32_t kAttnFiveBlocksFromTokens = 8192;
 // rows the heads read (each row's first token and the markers: prunes_last_decision_layer);
 // LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits).
 constexpr int32_t kPruneHeadFromTokens = 1024;
+// The staging block is copied in by a kernel that reads the pinned block over the bus, and the heads'
+// last kernels write their float outputs straight into the pinned output block, instead of a
+// memcpy node on each side of the forward (launch_copy_from_host); LAYA_CUDA_BUS_IO=0 selects the
+// memcpy nodes. The same bytes either way.
+constexpr bool kBusIo = true;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
@@ -132,6 +138,9 @@ struct Workspace {
   void* gemm_ws = nullptr;
   int32_t* host_in = nullptr;  // pinned
   float* host_out = nullptr;   // pinned
+  // The same pinned blocks as device addresses (mapped: the kernels of the bus I/O read and write them).
+  int32_t* host_in_dev = nullptr;
+  float* host_out_dev = nullptr;
   int64_t host_in_elems = 0, host_out_elems = 0;
 };
 
@@ -258,6 +267,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
+  bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -395,6 +405,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     ws_.host_out_elems = K + S * dims_.n_act;
     LAYA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ws_.host_in), static_cast<size_t>(max_l.bytes())));
     LAYA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ws_.host_out), static_cast<size_t>(ws_.host_out_elems) * 4));
+    LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_in_dev), ws_.host_in, 0));
+    LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_out_dev), ws_.host_out, 0));
+    bus_io_ = env_int("LAYA_CUDA_BUS_IO", kBusIo ? 1 : 0) != 0;
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     gemm_ = std::make_unique<Gemm>(
@@ -599,7 +612,12 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   Elem *my_ = static_cast<Elem*>(ws_.my), *mh_ = static_cast<Elem*>(ws_.mh), *logits_ = static_cast<Elem*>(ws_.logits);
   Elem *act_in_ = static_cast<Elem*>(ws_.act_in), *act_h_ = static_cast<Elem*>(ws_.act_h), *act_ = static_cast<Elem*>(ws_.act);
 
-  LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.in, ws_.host_in, static_cast<size_t>(l.bytes()), cudaMemcpyHostToDevice, s));
+  // The staging block in; the outputs go out the same way at the end (kBusIo).
+  if (bus_io_)
+    launch_copy_from_host(ws_.host_in_dev, ws_.in, l.total, s);
+  else
+    LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.in, ws_.host_in, static_cast<size_t>(l.bytes()), cudaMemcpyHostToDevice, s));
+  float* out = bus_io_ ? ws_.host_out_dev : ws_.out;  // the float logits, then the action logits
 
   EmbedLnParams<Elem> e;
   e.ids = ids;
@@ -850,7 +868,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   fp.row_offsets = row_off;
   fp.h = ws_.h;
   fp.act_in = act_in_;
-  fp.logits_out = ws_.out;
+  fp.logits_out = out;
   fp.row_slots = S;
   fp.markers_pad = K;
   fp.d = d;
@@ -871,14 +889,15 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   a2.w = as<Elem>(w_.act_fc2_w);
   a2.bias = as<Elem>(w_.act_fc2_b);
   a2.out = act_;
-  a2.out_f32 = ws_.out + K;
+  a2.out_f32 = out + K;
   a2.rows = S;
   a2.n = dims_.n_act;
   a2.k = dims_.act_hidden;
   a2.ld_in = dims_.act_hidden;
   launch_small_linear(a2, s);
-  LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.host_out, ws_.out, static_cast<size_t>(K + S * dims_.n_act) * 4,
-                                  cudaMemcpyDeviceToHost, s));
+  if (!bus_io_)
+    LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.host_out, ws_.out, static_cast<size_t>(K + S * dims_.n_act) * 4,
+                                    cudaMemcpyDeviceToHost, s));
 }
 
 void CudaBackendImpl::run_eager(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
