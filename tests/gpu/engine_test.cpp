@@ -591,6 +591,25 @@ TEST(CudaEngine, BusIoGivesTheSameBitsAsMemcpyNodes) {
   }
 }
 
+// The buckets whose GEMMs run the small GEMM's narrow layout (49-64 tokens) launch with a preferred
+// shared-memory carveout (LAYA_CUDA_NARROW_CARVEOUT, default 100): a placement hint, so the same
+// bits as without it (-1), graph and eager; the other buckets are untouched by it.
+TEST(CudaEngine, NarrowBucketCarveoutGivesTheSameBits) {
+  LAYA_REQUIRE_GPU();
+  const char* var = "LAYA_CUDA_NARROW_CARVEOUT";
+  auto carved = engine_with_env(var, "100", "graph"), carved_eager = engine_with_env(var, "100", "eager");
+  auto plain = engine_with_env(var, "-1", "graph");
+  uint32_t seed = 190;
+  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{
+           {1, 60, 64}, {2, 25, 32}, {4, 14, 16}, {1, 40, 48}, {2, 60, 64}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    const auto what = fmt::format("{} rows, {} tokens (bucket {})", b.rows(), b.tokens(), carved->bucket_for(b).tokens);
+    const auto on = carved->forward(b);
+    expect_same(on, plain->forward(b), "carveout vs none, " + what);
+    expect_same(on, carved_eager->forward(b), "carveout: graph vs eager, " + what);
+  }
+}
+
 // A sink that wants the head outputs only: the forward takes the dump path without the whole-layer
 // rerun that a "head.<last>" dump asks for.
 class OutputsSink : public engine::DumpSink {

@@ -5,9 +5,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <cstdlib>
-#include <mutex>
-#include <unordered_set>
 #include <utility>
 
 #include "backends/cuda/check.h"
@@ -15,33 +12,9 @@
 
 namespace laya::cuda {
 
-// Experiment, off by default: LAYA_CUDA_CARVEOUT=P makes every own kernel prefer a P % shared-memory
-// carveout (-1, the default: the driver's choice per kernel). Small buckets alternate kernels that
-// need 99 KB of shared memory a CTA (the small GEMM) with kernels that need none; one carveout for
-// all spares the SMs a reconfiguration between them. Measured on the H200 (docs/benchmarks/cuda.md
-// item 68), P = 100: 1x48 -0.023 ms, 2x32 -0.035, 4x16 -0.026 — but 16x512 +0.149, so it stays off
-// until it can be set per bucket.
-inline int carveout_percent() {
-  static const int v = [] {
-    const char* e = std::getenv("LAYA_CUDA_CARVEOUT");
-    return e != nullptr ? std::atoi(e) : -1;
-  }();
-  return v;
-}
-// Sets it once per kernel (a host call per launch would cost eager launches).
-inline void prefer_carveout(const void* kernel) {
-  if (carveout_percent() < 0) return;
-  static std::mutex mu;
-  static std::unordered_set<const void*> done;
-  const std::lock_guard<std::mutex> lock(mu);
-  if (!done.insert(kernel).second) return;
-  LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent()));
-}
-
 template <typename... Params, typename... Args>
 void launch_kernel_smem(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                         bool allow_pdl, Args&&... args) {
-  prefer_carveout(reinterpret_cast<const void*>(kernel));
   if (!allow_pdl || !pdl_enabled() || stream == nullptr) {  // PDL only on the engine's own stream
     kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
     return;
@@ -51,11 +24,16 @@ void launch_kernel_smem(void (*kernel)(Params...), dim3 grid, dim3 block, size_t
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
+  if (pdl_scope_carveout() >= 0) {  // for this launch (and the graph node captured from it) only
+    attr[1].id = cudaLaunchAttributePreferredSharedMemoryCarveout;
+    attr[1].val.sharedMemCarveout = static_cast<unsigned>(pdl_scope_carveout());
+    cfg.numAttrs = 2;
+  }
   LAYA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
 }
 

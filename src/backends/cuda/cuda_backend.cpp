@@ -116,6 +116,13 @@ constexpr int32_t kPruneHeadFromTokens = 1024;
 // memcpy node on each side of the forward (launch_copy_from_host); LAYA_CUDA_BUS_IO=0 selects the
 // memcpy nodes. The same bytes either way.
 constexpr bool kBusIo = true;
+// Buckets whose encoder GEMMs run the small GEMM's narrow layout (49-64 tokens) launch their kernels
+// preferring this shared-memory carveout (percent; a launch attribute, so it holds for those
+// buckets' kernels only). Measured on the H200 (docs/benchmarks/cuda.md item 85), 100 for every
+// small bucket: 2x32 -0.033 ms, 4x16 -0.022, 1x64 -0.018 — but 1x16 +0.007, 1x48 +0.011, 1x128
+// +0.008, 2x64 +0.011 (the wide layout's buckets); 100 for every kernel of every bucket cost 16x512
+// +0.15 (item 68). LAYA_CUDA_NARROW_CARVEOUT overrides it (-1: the driver's choice).
+constexpr int32_t kNarrowCarveout = 100;
 
 int32_t tune_from_rows() {
   const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
@@ -268,6 +275,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
+  int32_t narrow_carveout_ = kNarrowCarveout;  // the narrow-layout buckets' preferred carveout (-1: none)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
   int64_t graph_cost_ = 0;
@@ -408,6 +416,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_in_dev), ws_.host_in, 0));
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_out_dev), ws_.host_out, 0));
     bus_io_ = env_int("LAYA_CUDA_BUS_IO", kBusIo ? 1 : 0) != 0;
+    narrow_carveout_ = std::clamp(env_int("LAYA_CUDA_NARROW_CARVEOUT", kNarrowCarveout), -1, 100);
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     gemm_ = std::make_unique<Gemm>(
@@ -440,21 +449,24 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
       "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM, decision output GEMMs {}), skinny GEMM {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
-      "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}",
+      "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}, inputs and outputs {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_, attn_out_splits_,
       decision_parts_ ? "as partials" : "whole",
       skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
-      small_gemm_max_m_ > 0 ? fmt::format("up to {} tokens, with PDL{}, wide layout up to {} tokens", small_gemm_max_m_,
-                                          small_gemm_bias_max_k_ > 0
-                                              ? fmt::format(", bias GEMMs of K <= {} too", small_gemm_bias_max_k_)
-                                              : std::string(),
-                                          small_gemm_wide_max_m_)
+      small_gemm_max_m_ > 0
+          ? fmt::format("up to {} tokens, with PDL{}, wide layout up to {} tokens{}", small_gemm_max_m_,
+                        small_gemm_bias_max_k_ > 0 ? fmt::format(", bias GEMMs of K <= {} too", small_gemm_bias_max_k_)
+                                                   : std::string(),
+                        small_gemm_wide_max_m_,
+                        narrow_carveout_ >= 0 ? fmt::format(" (narrow layout's buckets: carveout {} %)", narrow_carveout_)
+                                              : std::string())
                             : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
-      prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_) : std::string("never"));
+      prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_) : std::string("never"),
+      bus_io_ ? "over the bus by kernels" : "by memcpy nodes");
   try {
     warm(options.warmup_shapes);
   } catch (...) {
@@ -596,7 +608,10 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   cudaStream_t s = stream_;
   // This bucket's GEMMs wait on programmatic edges (small_gemm, `linear`): chain every own kernel
   // (cuBLASLt's kernels, where any remain, are launched without the attribute: plain edges).
-  const PdlScope pdl(T <= small_gemm_max_m_);
+  // Buckets whose GEMMs run the small GEMM's narrow layout prefer the kNarrowCarveout carveout.
+  const bool narrow = T <= small_gemm_max_m_ && T > small_gemm_wide_max_m_ &&
+                      small_gemm_supported(T, d, d, SmallGemmForm::plain);
+  const PdlScope pdl(T <= small_gemm_max_m_, narrow ? narrow_carveout_ : -1);
   const int32_t* ids = ws_.in + l.ids;
   const int32_t* pos = ws_.in + l.pos;
   const int32_t* tok_row = ws_.in + l.tok_row;

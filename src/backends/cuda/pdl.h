@@ -25,17 +25,32 @@ inline bool& pdl_scope_on() {
   return on;
 }
 inline bool pdl_enabled() { return pdl_from_env() || pdl_scope_on(); }
+// The shared-memory carveout (percent) the scope's PDL launches prefer, as a launch attribute; -1:
+// the driver's choice.
+inline int& pdl_scope_carveout() {
+  static thread_local int percent = -1;
+  return percent;
+}
 
-// PDL for the kernels this thread launches while the scope lives (when `on`).
+// PDL for the kernels this thread launches while the scope lives (when `on`), each preferring a
+// `carveout` % shared-memory carveout where it is >= 0 (a per-launch attribute: it holds for the
+// launches of this scope only, so one bucket's preference does not reach another's kernels).
 class PdlScope {
  public:
-  explicit PdlScope(bool on) : outer_(pdl_scope_on()) { pdl_scope_on() = outer_ || on; }
-  ~PdlScope() { pdl_scope_on() = outer_; }
+  explicit PdlScope(bool on, int carveout = -1) : outer_(pdl_scope_on()), outer_carveout_(pdl_scope_carveout()) {
+    pdl_scope_on() = outer_ || on;
+    if (on) pdl_scope_carveout() = carveout;
+  }
+  ~PdlScope() {
+    pdl_scope_on() = outer_;
+    pdl_scope_carveout() = outer_carveout_;
+  }
   PdlScope(const PdlScope&) = delete;
   PdlScope& operator=(const PdlScope&) = delete;
 
  private:
   bool outer_;
+  int outer_carveout_;
 };
 
 }  // namespace laya::cuda
