@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "backends/cuda/bucket.h"
 #include "backends/cuda/staging.h"
 #include "laya/errors.h"
 
@@ -68,11 +69,13 @@ TEST(CudaStaging, PacksRowsTailAndTiles) {
   EXPECT_EQ(tr[90], 3);
   const int32_t* qt = buf.data() + l.qtypes;
   EXPECT_EQ(std::vector<int32_t>(qt, qt + 4), (std::vector<int32_t>{1, 2, 0, 0}));
-  // tiles (row, first query, row start, row end): row 0 -> q 0, 64; row 1 -> 70; tail -> 75
-  EXPECT_EQ(c.tiles, 4);
+  // tiles (row, first query, row start, row end) of 32 queries (a bucket of <= 128 tokens:
+  // kAttnTileSmall): row 0 -> q 0, 32, 64; row 1 -> 70; tail -> 75
+  ASSERT_EQ(attention_query_tile(b), 32);
+  EXPECT_EQ(c.tiles, 5);
   const int32_t* t = buf.data() + l.tiles;
-  EXPECT_EQ(std::vector<int32_t>(t, t + 16),
-            (std::vector<int32_t>{0, 0, 0, 70, 0, 64, 0, 70, 1, 70, 70, 75, 3, 75, 75, 96}));
+  EXPECT_EQ(std::vector<int32_t>(t, t + 20),
+            (std::vector<int32_t>{0, 0, 0, 70, 0, 32, 0, 70, 0, 64, 0, 70, 1, 70, 70, 75, 3, 75, 75, 96}));
   for (int64_t i = 4 * c.tiles; i < 4 * l.tile_capacity; ++i) EXPECT_EQ(t[i], -1);
 }
 

@@ -195,9 +195,13 @@ void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t
     run_attention_case_one<E>(lens, heads, window, seed, true, tile);
   }
   for (int32_t split : {2, 4}) run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTile, split);
+  // Tiles of 16 and 32 queries (small buckets): the 64-query kernel on the tile's first rows.
+  for (int32_t tile : {16, 32}) run_attention_case_one<E>(lens, heads, window, seed, false, tile, tile == 16 ? 2 : 1);
   if (attention_wgmma_supported()) {  // sm_90a (AttentionWgmmaFormRunsOnHopper checks that it is there)
     for (int32_t split : {1, 2, 4}) run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTile, split, true);
     run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTileLarge, 1, true);
+    for (int32_t tile : {16, 32})
+      for (int32_t split : {1, 2}) run_attention_case_one<E>(lens, heads, window, seed, false, tile, split, true);
   }
 }
 

@@ -238,10 +238,13 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   const int row = entry.x;
   if (row < 0) return;
   const int q0 = entry.y, rs = entry.z, re = entry.w;
+  // The tile's queries: [q0, qe). A tile of fewer than kBQ queries (AttentionParams::query_tile 16
+  // or 32) leaves the block's last query rows empty: zero q, never stored.
+  const int qe = min(re, q0 + min(p.query_tile, kBQ));
   if (row == p.zero_row) {  // zeros for the row's queries, 16 bytes per thread and step
     for (int i = static_cast<int>(threadIdx.x); i < kBQ * (kD / 8); i += kBlockThreads) {
       const int t = q0 + i / (kD / 8);
-      if (t < re)
+      if (t < qe)
         *reinterpret_cast<uint4*>(p.out + static_cast<size_t>(t) * p.heads * kD + head * kD + (i % (kD / 8)) * 8) =
             make_uint4(0, 0, 0, 0);
     }
@@ -267,7 +270,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   int lo = rs, hi = re;
   if (p.window >= 0) {
     lo = max(rs, q0 - p.window);
-    hi = min(re, min(q0 + kBQ, re) - 1 + p.window + 1);
+    hi = min(re, qe - 1 + p.window + 1);
   }
   // This group's keys: its share of the 64-key tiles of [lo, hi) (whole tiles, so the masks
   // against hi below stay exact).
@@ -320,7 +323,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
     if (kBQ * 4 % kBlockThreads != 0 && i >= kBQ * 4) break;
     const int r = i >> 2, c = i & 3;
     const int t = q0 + r;
-    load_pair(&qs[tile_at<kWg>(r, c)], &qs[tile_at<kWg>(r, 4 + c)], p.qkv + t * ld + qoff, c, t < re,
+    load_pair(&qs[tile_at<kWg>(r, c)], &qs[tile_at<kWg>(r, 4 + c)], p.qkv + t * ld + qoff, c, t < qe,
               min(t - rs, tmax), p.rope_cos, p.rope_sin);
   }
   const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
@@ -592,9 +595,9 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
 #pragma unroll
   for (int n = 0; n < 8; ++n) {
     const int col = head * kD + n * 8 + tig * 2;
-    if (qa < re)
+    if (qa < qe)
       *reinterpret_cast<Pair*>(p.out + qa * ldo + col) = dev::Half16<T>::from_float2(o[n][0] * ia, o[n][1] * ia);
-    if (qb < re)
+    if (qb < qe)
       *reinterpret_cast<Pair*>(p.out + qb * ldo + col) = dev::Half16<T>::from_float2(o[n][2] * ib, o[n][3] * ib);
   }
 }
@@ -675,10 +678,11 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
                ErrorKind::internal, "attention: bad parameters");
   LAYA_REQUIRE(p.rope_cos == nullptr || (p.rope_sin != nullptr && p.rope_len > 0 && !p.simt), ErrorKind::internal,
                "attention: fused RoPE needs both tables, a length, and the tensor-core kernel");
-  LAYA_REQUIRE(p.query_tile == 64 || p.query_tile == 128, ErrorKind::internal, "attention: query tile {} (64 or 128)",
+  LAYA_REQUIRE(p.query_tile == 64 || p.query_tile == 128 || (!p.simt && (p.query_tile == 16 || p.query_tile == 32)),
+               ErrorKind::internal, "attention: query tile {} (64 or 128; 16 or 32 with the tensor-core kernel)",
                p.query_tile);
-  LAYA_REQUIRE(p.key_split == 1 || ((p.key_split == 2 || p.key_split == 4) && p.query_tile == 64 && !p.simt),
-               ErrorKind::internal, "attention: key split {} (1, or 2 / 4 with 64-query tensor-core tiles)",
+  LAYA_REQUIRE(p.key_split == 1 || ((p.key_split == 2 || p.key_split == 4) && p.query_tile <= 64 && !p.simt),
+               ErrorKind::internal, "attention: key split {} (1, or 2 / 4 with tensor-core tiles of <= 64 queries)",
                p.key_split);
   LAYA_REQUIRE(!p.k_rotated || p.rope_cos != nullptr, ErrorKind::internal,
                "attention: k_rotated only applies with RoPE tables (q is still rotated in the kernel)");
@@ -696,7 +700,7 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
       launch_kernel(attention_kernel<T, 64>, grid, 64, stream, true, p);
     else
       launch_kernel(attention_kernel<T, 128>, grid, 128, stream, true, p);
-  } else if (p.query_tile == 64) {
+  } else if (p.query_tile <= 64) {
     launch_mma<T, 4>(p, grid, exp2_form(), stream);
   } else {
     launch_mma<T, 8>(p, grid, exp2_form(), stream);

@@ -47,8 +47,9 @@ struct BucketLimits {
 // the limits (a batch at the limit runs unpadded).
 Bucket choose_bucket(int32_t t, int32_t r, int32_t k, const BucketLimits& limits);
 
-// Queries per attention tile for the bucket: kAttnTile (64), or kAttnTileLarge (128) for buckets
-// over kAttnTileLargeFrom tokens when LAYA_CUDA_ATTN_TILE128=1 (read once per process).
+// Queries per attention tile for the bucket: kAttnTile (64); kAttnTileSmall (LAYA_CUDA_ATTN_SMALL_TILE:
+// 16, 32 or 64) for buckets of at most kAttnTileSmallMaxTokens tokens; kAttnTileLarge (128) for
+// buckets over kAttnTileLargeFrom tokens when LAYA_CUDA_ATTN_TILE128=1 (both read once per process).
 int32_t attention_query_tile(const Bucket& b);
 
 // Query tiles of the attention kernel (attention_query_tile(b) queries each): the upper bound on

@@ -9,4 +9,12 @@ constexpr int32_t kAttnTile = 64;
 // over kAttnTileLargeFrom tokens, halving the K/V tile reloads per query.
 constexpr int32_t kAttnTileLarge = 128;
 constexpr int32_t kAttnTileLargeFrom = 256;
+// Buckets of at most kAttnTileSmallMaxTokens tokens split their rows into query tiles of
+// kAttnTileSmall queries (LAYA_CUDA_ATTN_SMALL_TILE: 16, 32 or 64): the 64-query kernel then runs
+// on its first kAttnTileSmall query rows, and a row's queries spread over twice the blocks.
+// Measured on the H200 (docs/benchmarks/cuda.md item 88): 1x48 -0.008 ms, 1x64 -0.012, 1x96
+// -0.008, 1x128 -0.012, buckets of several short rows +-0.003; 16 queries gained as much up to 64
+// tokens but lost 0.014 at 96-128.
+constexpr int32_t kAttnTileSmall = 32;
+constexpr int32_t kAttnTileSmallMaxTokens = 128;
 }  // namespace laya::cuda
