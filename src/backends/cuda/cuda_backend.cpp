@@ -246,6 +246,11 @@ class CudaBackendImpl final : public CudaEngine {
   bool small_takes(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1) const {
     return small_gemm_supported(m, n, k, form, splits) || small_gemm_supported(m, n, k, form, splits, true);
   }
+  // Whether small_gemm() runs such a call in the wide layout (else, where it takes it, the narrow one).
+  bool small_gemm_wide(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1) const {
+    return small_gemm_supported(m, n, k, form, splits, true) &&
+           (m <= small_gemm_wide_max_m_ || !small_gemm_supported(m, n, k, form, splits));
+  }
 
   std::string device_name_;
   int device_ = 0;
@@ -461,7 +466,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                         small_gemm_wide_max_m_,
                         narrow_carveout_ >= 0 ? fmt::format(" (narrow layout's buckets: carveout {} %)", narrow_carveout_)
                                               : std::string())
-                            : std::string("off"),
+          : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
@@ -564,8 +569,7 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
 
 template <class Elem>
 void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
-  a.wide = small_gemm_supported(a.m, a.n, a.k, a.form, a.splits, true) &&
-           (a.m <= small_gemm_wide_max_m_ || !small_gemm_supported(a.m, a.n, a.k, a.form, a.splits));
+  a.wide = small_gemm_wide(a.m, a.n, a.k, a.form, a.splits);
   launch_small_gemm(a, s);
 }
 
@@ -609,8 +613,8 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   // This bucket's GEMMs wait on programmatic edges (small_gemm, `linear`): chain every own kernel
   // (cuBLASLt's kernels, where any remain, are launched without the attribute: plain edges).
   // Buckets whose GEMMs run the small GEMM's narrow layout prefer the kNarrowCarveout carveout.
-  const bool narrow = T <= small_gemm_max_m_ && T > small_gemm_wide_max_m_ &&
-                      small_gemm_supported(T, d, d, SmallGemmForm::plain);
+  const bool narrow = T <= small_gemm_max_m_ && small_takes(T, d, d, SmallGemmForm::plain) &&
+                      !small_gemm_wide(T, d, d, SmallGemmForm::plain);
   const PdlScope pdl(T <= small_gemm_max_m_, narrow ? narrow_carveout_ : -1);
   const int32_t* ids = ws_.in + l.ids;
   const int32_t* pos = ws_.in + l.pos;
