@@ -13,7 +13,10 @@
 // phases took. First it measures %globaltimer's step and the SM clock against it.
 // Prints tables; asserts nothing.
 //
-// usage: laya_bench_small_gemm_timeline [--m 48] [--layers 28] [--wide 0,1]
+// --carveout -1,100: the launches' preferred shared-memory carveout (PdlScope's, as the engine
+// sets it for the narrow layout's buckets; -1: the driver's choice), one pass per value.
+//
+// usage: laya_bench_small_gemm_timeline [--m 48] [--layers 28] [--wide 0,1] [--carveout -1]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -89,7 +92,7 @@ enum Role { kLn, kQkvGemm, kAttn, kWoGemm, kLn2, kWiGemm, kWo2Gemm, kRoles };
 const char* const kRoleNames[kRoles] = {"ln", "QKV", "attn", "Wo", "ln2", "Wi geglu", "Wo2 parts"};
 
 struct Chain {
-  int m = 48, layers = 28;
+  int m = 48, layers = 28, carveout = -1;
   void *wqkv = nullptr, *wo = nullptr, *wi = nullptr, *wo2 = nullptr;
   __nv_bfloat16 *x = nullptr, *qkv = nullptr, *attn = nullptr, *o = nullptr, *h = nullptr, *g = nullptr,
                 *seed = nullptr;
@@ -102,7 +105,7 @@ struct Chain {
 
   // The layers' kernels on `stream` (under capture): the instrumented GEMMs when `timeline`.
   void record(bool wide, bool timeline) const {
-    const laya::cuda::PdlScope pdl(true);
+    const laya::cuda::PdlScope pdl(true, carveout);
     auto touch_launch = [&](int launch, const void* prev, int prev_elems, __nv_bfloat16* next, int next_elems) {
       laya::cuda::launch_kernel(touch, dim3(kTouchCtas), dim3(kTouchThreads), stream, true,
                                 static_cast<const __nv_bfloat16*>(prev), prev_elems, next,
@@ -241,14 +244,15 @@ void report(const std::vector<uint64_t>& all, const Chain& c, bool wide, double 
 
 int main(int argc, char** argv) {
   Chain c;
-  std::vector<int> wide_list = {0, 1};
+  std::vector<int> wide_list = {0, 1}, carveout_list = {-1};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--m") c.m = std::atoi(argv[i + 1]);
     else if (a == "--layers") c.layers = std::max(2, std::atoi(argv[i + 1]));
     else if (a == "--wide") wide_list = laya::bench::parse_ints(argv[i + 1], ',');
+    else if (a == "--carveout") carveout_list = laya::bench::parse_ints(argv[i + 1], ',');
     else {
-      std::fprintf(stderr, "usage: %s [--m 48] [--layers 28] [--wide 0,1]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--m 48] [--layers 28] [--wide 0,1] [--carveout -1,100]\n", argv[0]);
       return 2;
     }
   }
@@ -280,29 +284,32 @@ int main(int argc, char** argv) {
   check(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking), "stream");
 
   std::printf("chain: %d layers x (ln, QKV, attn, Wo, ln2, Wi, Wo2) at m = %d, programmatic edges\n", c.layers, c.m);
-  for (const int wide : wide_list) {
-    double ms[2] = {0, 0};
-    for (const bool timeline : {false, true}) {
-      cudaGraph_t g = nullptr;
-      check(cudaStreamBeginCapture(c.stream, cudaStreamCaptureModeThreadLocal), "capture");
-      c.record(wide != 0, timeline);
-      check(cudaStreamEndCapture(c.stream, &g), "end capture");
-      ms[timeline ? 1 : 0] = laya::bench::graph_median_ms(c.stream, g);
-      if (timeline) {
-        cudaGraphExec_t exec = nullptr;
-        check(cudaGraphInstantiate(&exec, g, 0), "instantiate");
-        check(cudaMemset(c.records, 0, static_cast<size_t>(c.launches()) * kMaxCtas * kFields * 8), "clear");
-        check(cudaGraphLaunch(exec, c.stream), "replay");
-        check(cudaStreamSynchronize(c.stream), "sync");
-        std::vector<uint64_t> all(static_cast<size_t>(c.launches()) * kMaxCtas * kFields);
-        check(cudaMemcpy(all.data(), c.records, all.size() * 8, cudaMemcpyDeviceToHost), "records");
-        std::printf("%s layout: graph %.3f ms plain, %.3f ms instrumented (%.2f / %.2f us a layer)\n",
-                    wide != 0 ? "wide" : "narrow", ms[0], ms[1],
-                    1000 * ms[0] / c.layers, 1000 * ms[1] / c.layers);
-        report(all, c, wide != 0, cycles_per_ns);
-        cudaGraphExecDestroy(exec);
+  for (const int carveout : carveout_list) {
+    for (const int wide : wide_list) {
+      c.carveout = carveout;
+      double ms[2] = {0, 0};
+      for (const bool timeline : {false, true}) {
+        cudaGraph_t g = nullptr;
+        check(cudaStreamBeginCapture(c.stream, cudaStreamCaptureModeThreadLocal), "capture");
+        c.record(wide != 0, timeline);
+        check(cudaStreamEndCapture(c.stream, &g), "end capture");
+        ms[timeline ? 1 : 0] = laya::bench::graph_median_ms(c.stream, g);
+        if (timeline) {
+          cudaGraphExec_t exec = nullptr;
+          check(cudaGraphInstantiate(&exec, g, 0), "instantiate");
+          check(cudaMemset(c.records, 0, static_cast<size_t>(c.launches()) * kMaxCtas * kFields * 8), "clear");
+          check(cudaGraphLaunch(exec, c.stream), "replay");
+          check(cudaStreamSynchronize(c.stream), "sync");
+          std::vector<uint64_t> all(static_cast<size_t>(c.launches()) * kMaxCtas * kFields);
+          check(cudaMemcpy(all.data(), c.records, all.size() * 8, cudaMemcpyDeviceToHost), "records");
+          std::printf("%s layout, carveout %d: graph %.3f ms plain, %.3f ms instrumented (%.2f / %.2f us a layer)\n",
+                      wide != 0 ? "wide" : "narrow", carveout, ms[0], ms[1],
+                      1000 * ms[0] / c.layers, 1000 * ms[1] / c.layers);
+          report(all, c, wide != 0, cycles_per_ns);
+          cudaGraphExecDestroy(exec);
+        }
+        cudaGraphDestroy(g);
       }
-      cudaGraphDestroy(g);
     }
   }
   return 0;

@@ -121,7 +121,10 @@ constexpr bool kBusIo = true;
 // buckets' kernels only). Measured on the H200 (docs/benchmarks/cuda.md item 85), 100 for every
 // small bucket: 2x32 -0.033 ms, 4x16 -0.022, 1x64 -0.018 — but 1x16 +0.007, 1x48 +0.011, 1x128
 // +0.008, 2x64 +0.011 (the wide layout's buckets); 100 for every kernel of every bucket cost 16x512
-// +0.15 (item 68). LAYA_CUDA_NARROW_CARVEOUT overrides it (-1: the driver's choice).
+// +0.15 (item 68). Why (items 91-92): under the driver's choice the narrow layout's 96 KB CTAs are
+// stacked two to an SM while other SMs idle (MLP input GEMM: 164 CTAs on 116 SMs); with every
+// kernel of the bucket at 100 they spread — the GEMMs' launches alone at 100 do not suffice.
+// LAYA_CUDA_NARROW_CARVEOUT overrides it (-1: the driver's choice).
 constexpr int32_t kNarrowCarveout = 100;
 
 int32_t tune_from_rows() {
