@@ -285,8 +285,8 @@ int main(int argc, char** argv) {
 
   std::printf("chain: %d layers x (ln, QKV, attn, Wo, ln2, Wi, Wo2) at m = %d, programmatic edges\n", c.layers, c.m);
   for (const int carveout : carveout_list) {
+    c.carveout = carveout;
     for (const int wide : wide_list) {
-      c.carveout = carveout;
       double ms[2] = {0, 0};
       for (const bool timeline : {false, true}) {
         cudaGraph_t g = nullptr;
