@@ -24,6 +24,7 @@
 #include "cli/command.h"
 #include "cli/jsonl.h"
 #include "common/log.h"
+#include "engine/parts.h"
 #include "laya/errors.h"
 #include "runtime/model_pipeline.h"
 
@@ -84,8 +85,8 @@ int run_decide(const DecideArgs& a) {
       FileDumps sink(fs::path(a.dump_dir) / std::to_string(lineno), dump_names);
       r = m.backend->forward(prepared->batch(), &sink);
       sink.finish();
-    } else {
-      r = m.backend->forward(prepared->batch());
+    } else {  // in parts where the request exceeds one forward (a dump needs the whole batch at once)
+      r = engine::forward_in_parts(*m.backend, prepared->batch());
     }
     return prepared->render(r.logits, r.act_logits, r.n_act);
   };

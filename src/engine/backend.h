@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,6 +34,18 @@ struct BackendInfo {
   int64_t device_memory_used = 0;  // bytes, 0 if not applicable
 };
 
+// The largest batch a backend takes in one forward (the CUDA engine: its workspace, sized at
+// start-up); unlimited by default. A larger batch runs in parts (engine/parts.h): rows are
+// independent, so the answers do not depend on how the rows are grouped into forwards.
+struct BatchCapacity {
+  int32_t max_rows = std::numeric_limits<int32_t>::max();
+  int32_t max_tokens = std::numeric_limits<int32_t>::max();
+  int32_t max_markers = std::numeric_limits<int32_t>::max();
+  bool fits(int64_t rows, int64_t tokens, int64_t markers) const {
+    return rows <= max_rows && tokens <= max_tokens && markers <= max_markers;
+  }
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -41,6 +54,8 @@ class Backend {
   // intermediates for parity work; a null sink costs nothing.
   virtual ForwardResult forward(const Batch& batch, DumpSink* dumps = nullptr) = 0;
   virtual BackendInfo info() const = 0;
+  // What one forward takes; forward() refuses a batch beyond it (laya::Error too_large).
+  virtual BatchCapacity capacity() const { return {}; }
   // Device time of the last forward in milliseconds (CUDA events), or a negative value where the
   // backend has no separate device clock (CPU).
   virtual double last_device_ms() const { return -1.0; }

@@ -26,11 +26,21 @@ void Batch::add_row(std::span<const int32_t> ids, std::span<const int32_t> row_m
   qtypes.push_back(qtype);
 }
 
-void Batch::append(const Batch& other) {
-  for (int32_t r = 0; r < other.rows(); ++r) {
+void Batch::append_rows(const Batch& other, int32_t first_row, int32_t count) {
+  LAYA_ASSERT(first_row >= 0 && count >= 0 && first_row + count <= other.rows(), "rows [{}, {}) of {}", first_row,
+              first_row + count, other.rows());
+  for (int32_t r = first_row; r < first_row + count; ++r) {
     add_row(std::span(other.token_ids).subspan(other.row_offsets[r], other.row_length(r)),
             std::span(other.markers).subspan(other.marker_offsets[r], other.row_markers(r)), other.qtypes[r]);
   }
+}
+
+void Batch::append(const Batch& other) { append_rows(other, 0, other.rows()); }
+
+Batch Batch::slice(int32_t first_row, int32_t count) const {
+  Batch out;
+  out.append_rows(*this, first_row, count);
+  return out;
 }
 
 void Batch::clear() {

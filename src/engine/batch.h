@@ -25,6 +25,8 @@ struct Batch {
 
   void add_row(std::span<const int32_t> ids, std::span<const int32_t> row_markers, int32_t qtype);
   void append(const Batch& other);  // rows of `other` after this batch's rows
+  void append_rows(const Batch& other, int32_t first_row, int32_t count);  // its rows [first_row, first_row + count)
+  Batch slice(int32_t first_row, int32_t count) const;  // a batch of rows [first_row, first_row + count)
   void clear();
 
   // Structural validation (offsets monotone and consistent, every row non-empty, at least one

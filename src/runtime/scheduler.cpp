@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "engine/parts.h"
 #include "laya/errors.h"
 #include "runtime/busy_poll.h"
 
@@ -159,6 +160,9 @@ bool Scheduler::create_backend() {
       LAYA_ASSERT(b != nullptr, "the backend factory returned no backend");
       if (opt_.warmup) opt_.warmup(*b);
       auto info = b->info();
+      const engine::BatchCapacity cap = b->capacity();
+      batch_limits_ = {std::min(opt_.max_batch_rows, cap.max_rows), std::min(opt_.max_batch_tokens, cap.max_tokens),
+                       cap.max_markers};
       backend_ = std::move(b);
       std::lock_guard lock(mu_);
       info_ = std::move(info);
@@ -216,17 +220,19 @@ void Scheduler::run() {
         const auto until = queue_.front().enqueued + opt_.batch_wait;
         cv_.wait_until(lock, until, [&] {
           if (stop_) return true;
-          int64_t rows = 0, tokens = 0;
+          int64_t rows = 0, tokens = 0, markers = 0;
           for (const auto& e : queue_) {
             rows += e.job.batch->rows();
             tokens += e.job.batch->tokens();
+            markers += e.job.batch->total_markers();
           }
-          return rows >= opt_.max_batch_rows || tokens >= opt_.max_batch_tokens;
+          return rows >= batch_limits_.max_rows || tokens >= batch_limits_.max_tokens ||
+                 markers >= batch_limits_.max_markers;
         });
         if (stop_) break;
       }
       const auto now = Clock::now();
-      int32_t rows = 0, tokens = 0;
+      int64_t rows = 0, tokens = 0, markers = 0;
       while (!queue_.empty()) {
         Entry& e = queue_.front();
         const bool gone = e.job.cancelled && e.job.cancelled->load();
@@ -235,10 +241,11 @@ void Scheduler::run() {
           queue_.pop_front();
           continue;
         }
-        const int32_t r = e.job.batch->rows(), t = e.job.batch->tokens();
-        if (!batch.empty() && (rows + r > opt_.max_batch_rows || tokens + t > opt_.max_batch_tokens)) break;
+        const int32_t r = e.job.batch->rows(), t = e.job.batch->tokens(), k = e.job.batch->total_markers();
+        if (!batch.empty() && !batch_limits_.fits(rows + r, tokens + t, markers + k)) break;
         rows += r;
         tokens += t;
+        markers += k;
         batch.push_back(std::move(e));
         queue_.pop_front();
       }
@@ -300,13 +307,18 @@ void Scheduler::run_batch(std::vector<Entry>& entries) {
   engine::ForwardResult result;
   std::string error;
   bool ok = false;
+  bool refused = true;  // nothing reached the backend: the batch was refused before its forward
   try {
+    // A single request larger than one forward takes runs in parts; a row that fits no forward
+    // (too_large) is the request's problem, not the backend's: no recovery for it.
+    const std::vector<engine::RowRange> parts = engine::split_rows(*input, backend_->capacity());
+    refused = false;
     if (opt_.fault_delay.count() > 0) std::this_thread::sleep_for(opt_.fault_delay);
     const int64_t n = forwards_.fetch_add(1) + 1;
     if (opt_.fault_forward > 0 && n == opt_.fault_forward) {
       LAYA_FAIL(ErrorKind::internal, "injected fault in forward {}", n);
     }
-    result = backend_->forward(*input);
+    result = engine::forward_parts(*backend_, *input, parts);
     LAYA_ASSERT(result.logits.size() == static_cast<size_t>(input->total_markers()),
                 "backend returned {} logits for {} markers", result.logits.size(), input->total_markers());
     LAYA_ASSERT(result.n_act >= 1 && result.act_logits.size() == static_cast<size_t>(input->rows()) * result.n_act,
@@ -344,6 +356,10 @@ void Scheduler::run_batch(std::vector<Entry>& entries) {
       o.status = Outcome::Status::failed;
     }
     if (e.job.done) e.job.done(std::move(o));
+  }
+  if (refused) {
+    spdlog::warn("engine: {} request(s) refused: {}", entries.size(), error);
+    return;
   }
   if (ok) {
     // Refresh what /info and /metrics report (device memory moves with graph caches), at most 1/s,

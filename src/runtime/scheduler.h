@@ -5,8 +5,8 @@
 // I/O strand or a worker pool), then submitted as Jobs. The executor thread forms a batch as soon
 // as it is free (TEI-style: rows from several requests up to max_batch_rows / max_batch_tokens, optionally
 // waiting batch_wait after the oldest arrival for more to come), drops jobs whose deadline passed
-// or whose client went away, runs ONE Backend::forward and hands every job its slice of the
-// outputs. A forward that throws fails the jobs of that batch only; the executor then rebuilds the
+// or whose client went away, runs ONE Backend::forward (several for a single request larger than
+// the backend takes at once: engine/parts.h) and hands every job its slice of the outputs. A forward that throws fails the jobs of that batch only; the executor then rebuilds the
 // backend through the factory (bounded attempts) while the other jobs stay queued.
 #pragma once
 
@@ -40,8 +40,10 @@ struct BatchStats {
 
 struct SchedulerOptions {
   size_t queue_capacity = 256;       // admitted and not yet running (preparing or queued)
-  int32_t max_batch_rows = 64;       // rows (questions) per forward; a larger single request runs alone
-  int32_t max_batch_tokens = 16384;  // tokens per forward; a larger single request runs alone
+  // Rows (questions) and tokens per forward, both also capped at the backend's capacity
+  // (Backend::capacity). A larger single request runs alone, in parts where it exceeds the capacity.
+  int32_t max_batch_rows = 64;
+  int32_t max_batch_tokens = 16384;
   std::chrono::microseconds batch_wait{0};  // extra wait after the oldest arrival to fill a batch
   // When the queue is empty, poll it this long before blocking on the condition variable: a job
   // submitted meanwhile is taken without a thread wake-up (runtime/busy_poll.h). 0: block at once.
@@ -137,7 +139,7 @@ class Scheduler {
   };
   void release_ticket() { pending_.fetch_sub(1); }
   void run();
-  bool create_backend();  // executor thread; false after exhausting attempts
+  bool create_backend();  // executor thread; false after exhausting attempts, else sets batch_limits_
   void poll_for_work(uint64_t seen);  // executor thread, mu_ not held
   void run_batch(std::vector<Entry>& entries);
   void fail_all_queued(Outcome::Status status);
@@ -146,6 +148,8 @@ class Scheduler {
   BackendFactory factory_;
   SchedulerOptions opt_;
   std::unique_ptr<engine::Backend> backend_;  // executor thread only
+  // What one batch may hold: the options' rows and tokens within the backend's capacity (executor thread only).
+  engine::BatchCapacity batch_limits_;
   Clock::time_point info_refreshed_{};          // executor thread only
 
   mutable std::mutex mu_;

@@ -26,6 +26,7 @@
 #include "backends/cuda/small_gemm.cuh"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/synth.h"
+#include "engine/parts.h"
 #include "gpu_support.h"
 #include "laya/errors.h"
 #include "support/paths.h"
@@ -790,6 +791,38 @@ TEST(CudaEngine, ValidationBeforeTheGpuIsTouched) {
   EXPECT_EQ(r.logits.size(), static_cast<size_t>(good.total_markers()));
   EXPECT_EQ(e->info().backend, "cuda");
   EXPECT_GT(e->info().weight_bytes, 0);
+}
+
+// The engine's capacity is its workspace's limits; a batch beyond it is refused before any CUDA call
+// (the engine stays usable), and runs in parts (engine/parts.h, as the scheduler and `decide` run
+// it) with each part's answers exactly those of that part on its own.
+TEST(CudaEngine, BatchBeyondCapacityRunsInParts) {
+  LAYA_REQUIRE_GPU();
+  auto e = make_cuda_engine(tiny(), cuda_options("graph"));
+  const engine::BatchCapacity cap = e->capacity();
+  EXPECT_EQ(cap.max_rows, e->limits().max_rows);
+  EXPECT_EQ(cap.max_tokens, e->limits().max_tokens);
+  EXPECT_EQ(cap.max_markers, e->limits().max_markers);
+  const auto big = batch_of(21, cap.max_rows + 6, 1, 100);
+  ASSERT_FALSE(cap.fits(big.rows(), big.tokens(), big.total_markers()));
+  try {
+    (void)e->forward(big);
+    ADD_FAILURE() << "a batch beyond the capacity was accepted";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.kind(), ErrorKind::too_large) << err.what();
+  }
+  const auto parts = engine::split_rows(big, cap);
+  ASSERT_GE(parts.size(), 2u);
+  const auto whole = engine::forward_in_parts(*e, big);
+  engine::ForwardResult each;
+  for (const auto& p : parts) {
+    const auto r = e->forward(big.slice(p.first, p.count));
+    each.logits.insert(each.logits.end(), r.logits.begin(), r.logits.end());
+    each.act_logits.insert(each.act_logits.end(), r.act_logits.begin(), r.act_logits.end());
+  }
+  expect_same(whole, each, "in parts vs each part alone");
+  EXPECT_EQ(whole.logits.size(), static_cast<size_t>(big.total_markers()));
+  EXPECT_EQ(whole.act_logits.size(), static_cast<size_t>(big.rows()) * whole.n_act);
 }
 
 }  // namespace

@@ -23,6 +23,10 @@ struct FakeBackendControl {
   // executor busy for exactly as long as it needs to queue requests (no sleeps to race against).
   std::atomic<bool> hold{false};
   std::atomic<int> entered{0};
+  // What one forward takes (set before the scheduler starts); beyond it forward() throws
+  // too_large, as the CUDA engine does.
+  engine::BatchCapacity capacity;
+  std::atomic<int> max_tokens_seen{0};
 };
 
 class FakeBackend : public engine::Backend {
@@ -32,10 +36,12 @@ class FakeBackend : public engine::Backend {
     c_->entered++;
     while (c_->hold.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (int d = c_->delay_ms.load(); d > 0) std::this_thread::sleep_for(std::chrono::milliseconds(d));
+    LAYA_REQUIRE(c_->capacity.fits(b.rows(), b.tokens(), b.total_markers()), ErrorKind::too_large,
+                 "fake backend: {} rows / {} tokens / {} markers exceed its capacity", b.rows(), b.tokens(),
+                 b.total_markers());
     c_->forwards++;
-    int prev = c_->max_rows_seen.load();
-    while (b.rows() > prev && !c_->max_rows_seen.compare_exchange_weak(prev, b.rows())) {
-    }
+    raise_to(c_->max_rows_seen, b.rows());
+    raise_to(c_->max_tokens_seen, b.tokens());
     engine::ForwardResult r;
     r.n_act = 2;
     for (int32_t row = 0; row < b.rows(); ++row) {
@@ -48,8 +54,14 @@ class FakeBackend : public engine::Backend {
     return r;
   }
   engine::BackendInfo info() const override { return {"fake", "test", "fp32", 0, 0}; }
+  engine::BatchCapacity capacity() const override { return c_->capacity; }
 
  private:
+  static void raise_to(std::atomic<int>& max, int v) {
+    int prev = max.load();
+    while (v > prev && !max.compare_exchange_weak(prev, v)) {
+    }
+  }
   std::shared_ptr<FakeBackendControl> c_;
 };
 

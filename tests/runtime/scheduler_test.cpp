@@ -126,6 +126,52 @@ TEST(Scheduler, OversizedSingleRequestRunsAlone) {
   expect_own_slice(submit(s, make_batch(5, 7, 3)).get(), 5, 7, 3);
 }
 
+// A backend that takes less than the options allow (the CUDA engine: 64 rows, 16 x max_len tokens,
+// 4,096 markers): batches are formed within its capacity, and a single request beyond it runs in
+// parts — never a refused forward, a failed request or a backend rebuild.
+TEST(Scheduler, SingleRequestBeyondTheBackendsCapacityRunsInParts) {
+  auto c = std::make_shared<FakeBackendControl>();
+  c->capacity = {4, 1000, 1000};
+  Scheduler s(fake_factory(c), {});  // 64 rows, 16,384 tokens
+  s.start();
+  expect_own_slice(submit(s, make_batch(10, 6, 7)).get(), 10, 6, 7);
+  EXPECT_EQ(c->forwards.load(), 3);  // 4 + 4 + 2 rows
+  EXPECT_LE(c->max_rows_seen.load(), 4);
+  EXPECT_EQ(s.recoveries(), 0);
+  EXPECT_EQ(c->created.load(), 1);
+}
+
+TEST(Scheduler, BatchesStayWithinTheBackendsCapacity) {
+  auto c = std::make_shared<FakeBackendControl>();
+  c->capacity = {64, 20, 1000};
+  Scheduler s(fake_factory(c), {});
+  s.start();
+  c->hold = true;
+  std::vector<std::future<Outcome>> fs;
+  fs.push_back(submit(s, make_batch(1, 4, 0)));
+  wait_until_entered(*c, 1);
+  for (int i = 1; i <= 6; ++i) fs.push_back(submit(s, make_batch(2, 5, 100 * i)));  // 10 tokens each
+  c->hold = false;
+  expect_own_slice(fs[0].get(), 1, 4, 0);
+  for (int i = 1; i <= 6; ++i) expect_own_slice(fs[static_cast<size_t>(i)].get(), 2, 5, 100 * i);
+  EXPECT_LE(c->max_tokens_seen.load(), 20);
+  EXPECT_EQ(c->forwards.load(), 4);  // 1 + 3 batches of two requests
+  EXPECT_EQ(s.recoveries(), 0);
+}
+
+TEST(Scheduler, ARowBeyondTheCapacityFailsItsRequestWithoutARebuild) {
+  auto c = std::make_shared<FakeBackendControl>();
+  c->capacity = {64, 4, 1000};
+  Scheduler s(fake_factory(c), {});
+  s.start();
+  EXPECT_EQ(submit(s, make_batch(1, 5, 0)).get().status, Outcome::Status::failed);
+  EXPECT_EQ(c->forwards.load(), 0);
+  EXPECT_EQ(s.recoveries(), 0);
+  EXPECT_EQ(c->created.load(), 1);
+  EXPECT_TRUE(s.ready());
+  expect_own_slice(submit(s, make_batch(3, 4, 9)).get(), 3, 4, 9);  // the same backend serves on
+}
+
 TEST(Scheduler, QueueFullIsOverloaded) {
   auto c = std::make_shared<FakeBackendControl>();
   SchedulerOptions opt;

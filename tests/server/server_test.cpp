@@ -64,7 +64,8 @@ struct Harness {
   std::unique_ptr<runtime::Scheduler> scheduler;
   std::unique_ptr<HttpServer> server;
 
-  explicit Harness(ServerOptions so = {}, runtime::SchedulerOptions ro = {}) {
+  explicit Harness(ServerOptions so = {}, runtime::SchedulerOptions ro = {}, engine::BatchCapacity capacity = {}) {
+    control->capacity = capacity;
     ro.on_batch = [this](const runtime::BatchStats& s) { metrics.observe_batch(s); };
     scheduler = std::make_unique<runtime::Scheduler>(test::fake_factory(control), ro);
     scheduler->start();
@@ -355,6 +356,22 @@ TEST(Server, InjectedEngineFailureGives500ThenRecovers) {
   EXPECT_EQ(http_post(h.port(), "/v1/systemone", req(1)).status, 200);
   EXPECT_EQ(http_get(h.port(), "/ready").status, 200);
   EXPECT_EQ(h.control->created.load(), 2);
+}
+
+// A request larger than the backend takes in one forward (the CUDA engine: 64 rows, 8,192 tokens
+// for the english checkpoint) is answered whole, from several forwards, and the engine is not rebuilt.
+TEST(Server, RequestBeyondTheBackendsCapacityIsAnsweredInParts) {
+  Harness h({}, {}, engine::BatchCapacity{64, 12, 1000});  // three 4-token rows a forward
+  const int forwards = h.control->forwards.load();
+  auto r = http_post(h.port(), "/v1/systemone", req(7, 20));
+  ASSERT_EQ(r.status, 200) << r.body << r.error;
+  const auto j = nlohmann::json::parse(r.body);
+  ASSERT_EQ(j["logits"].size(), 7u);
+  for (int row = 0; row < 7; ++row) EXPECT_EQ(j["logits"][static_cast<size_t>(row)], 20 + row + 1);
+  EXPECT_EQ(h.control->forwards.load() - forwards, 3);  // 3 + 3 + 1 rows
+  EXPECT_LE(h.control->max_tokens_seen.load(), 12);
+  EXPECT_EQ(h.control->created.load(), 1);
+  EXPECT_EQ(http_get(h.port(), "/ready").status, 200);
 }
 
 TEST(Server, ConcurrentRequestsShareForwards) {

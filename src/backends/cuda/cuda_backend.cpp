@@ -205,6 +205,9 @@ class CudaBackendImpl final : public CudaEngine {
   engine::ForwardResult forward(const engine::Batch& batch, engine::DumpSink* dumps) override;
   engine::BackendInfo info() const override;
   double last_device_ms() const override { return last_device_ms_; }
+  engine::BatchCapacity capacity() const override {
+    return {limits_.max_rows, limits_.max_tokens, limits_.max_markers};
+  }
 
   CudaStats stats() const override {
     CudaStats s = stats_;
