@@ -3,7 +3,7 @@
 //   laya_bench_http [--model DIR|demo] [--backend cpu|cuda] [--threads N] [--requests N]
 //                   [--concurrency 1,8,64] [--seconds S] [--null-backend 1]
 //                   [--null-backend-us 0,300,1000] [--null-wait spin|sleep]
-//                   [--busy-poll-us N] [--io-threads N]
+//                   [--busy-poll-us N] [--io-threads N] [--max-batch-rows N]
 //
 // 1. In-process: ModelPipeline::prepare + Backend::forward + render for a small request, timed
 //    N times on one thread (what `decide` does per line).
@@ -17,7 +17,8 @@
 // long the executor is busy; 3. then runs with the last N.
 // --busy-poll-us N: the server's and executor's busy polling (serve --busy-poll-us; default here 0,
 // i.e. off, whatever the backend), --io-poll-us / --executor-poll-us: one side only;
-// --io-threads N: the server's I/O threads (default 2, as serve).
+// --io-threads N: the server's I/O threads (default 2, as serve); --max-batch-rows N: rows per
+// forward (default 64, as serve; the backend's capacity still caps it).
 // Prints a table; never asserts on time.
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -118,7 +119,7 @@ class NullBackend : public laya::engine::Backend {
 
 int run(int argc, char** argv) {
   std::string model = "demo", conc = "1,8,64", backend_name = "cpu";
-  int threads = 1, n = 2000, io_threads = 2;
+  int threads = 1, n = 2000, io_threads = 2, max_batch_rows = 64;
   int64_t busy_poll_us = 0, io_poll_us = -1, executor_poll_us = -1;  // -1: busy_poll_us
   bool null_backend = false, null_sleep = false;
   std::vector<int64_t> delays{0};  // null backend: forward time in us, one measurement each
@@ -135,6 +136,7 @@ int run(int argc, char** argv) {
     else if (k == "--io-poll-us") io_poll_us = std::stoll(v);
     else if (k == "--executor-poll-us") executor_poll_us = std::stoll(v);
     else if (k == "--io-threads") io_threads = std::stoi(v);
+    else if (k == "--max-batch-rows") max_batch_rows = std::stoi(v);
     else if (k == "--null-backend") null_backend = v == "1";
     else if (k == "--null-backend-us") {
       null_backend = true;
@@ -176,6 +178,7 @@ int run(int argc, char** argv) {
   if (io_poll_us < 0) io_poll_us = busy_poll_us;
   if (executor_poll_us < 0) executor_poll_us = busy_poll_us;
   so.idle_poll = std::chrono::microseconds(executor_poll_us);
+  so.max_batch_rows = max_batch_rows;
   so.on_batch = [&](const runtime::BatchStats& s) {
     forwards++;
     batched += s.requests;
