@@ -6,8 +6,9 @@
 // as it is free (TEI-style: rows from several requests up to max_batch_rows / max_batch_tokens, optionally
 // waiting batch_wait after the oldest arrival for more to come), drops jobs whose deadline passed
 // or whose client went away, runs ONE Backend::forward (several for a single request larger than
-// the backend takes at once: engine/parts.h) and hands every job its slice of the outputs. A forward that throws fails the jobs of that batch only; the executor then rebuilds the
-// backend through the factory (bounded attempts) while the other jobs stay queued.
+// the backend takes at once: engine/parts.h) and hands every job its slice of the outputs. A
+// forward that throws fails the jobs of that batch only; the executor then rebuilds the backend
+// through the factory (bounded attempts) while the other jobs stay queued.
 #pragma once
 
 #include <atomic>

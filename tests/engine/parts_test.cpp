@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "../runtime/fake_backend.h"
 #include "engine/parts.h"
 #include "laya/errors.h"
 
@@ -22,31 +23,6 @@ Batch rows_of(const std::vector<int32_t>& lengths) {
   }
   return b;
 }
-
-// A backend that refuses what exceeds its capacity (as the CUDA engine does) and answers each
-// marker with its token id and each row with {length, first token}.
-class CappedBackend final : public Backend {
- public:
-  explicit CappedBackend(BatchCapacity cap) : cap_(cap) {}
-  ForwardResult forward(const Batch& b, DumpSink*) override {
-    LAYA_REQUIRE(cap_.fits(b.rows(), b.tokens(), b.total_markers()), ErrorKind::too_large, "over capacity");
-    ++forwards;
-    ForwardResult r;
-    for (int32_t row = 0; row < b.rows(); ++row) {
-      for (int32_t k = b.marker_offsets[row]; k < b.marker_offsets[row + 1]; ++k)
-        r.logits.push_back(static_cast<float>(b.token_ids[b.row_offsets[row] + b.markers[k]]));
-      r.act_logits.push_back(static_cast<float>(b.row_length(row)));
-      r.act_logits.push_back(static_cast<float>(b.token_ids[b.row_offsets[row]]));
-    }
-    return r;
-  }
-  BackendInfo info() const override { return {"capped", "test", "fp32", 0, 0}; }
-  BatchCapacity capacity() const override { return cap_; }
-  int forwards = 0;
-
- private:
-  BatchCapacity cap_;
-};
 
 TEST(Batch, SliceTakesTheRowsWithTheirMarkers) {
   const Batch b = rows_of({4, 1, 3, 2});
@@ -107,20 +83,26 @@ TEST(Parts, ARowThatFitsNoForwardIsRefused) {
   EXPECT_THROW((void)split_rows(b, {64, 100, 1}), Error);  // a row with two markers
 }
 
+// test::FakeBackend refuses what exceeds its capacity (as the CUDA engine does) and answers each
+// marker with its token id and each row with {length, first token}.
 TEST(Parts, ForwardInPartsEqualsOneForwardOfTheWholeBatch) {
   const Batch b = rows_of({7, 3, 9, 2, 8, 8, 1, 4});
-  CappedBackend whole({});
-  const ForwardResult want = whole.forward(b, nullptr);
-  CappedBackend capped({3, 20, 5});
-  EXPECT_THROW((void)capped.forward(b, nullptr), Error);  // the backend itself refuses the whole batch
-  const ForwardResult got = forward_in_parts(capped, b);
-  EXPECT_GT(capped.forwards, 1);
+  auto whole = std::make_shared<test::FakeBackendControl>();
+  test::FakeBackend roomy(whole);  // unlimited
+  const ForwardResult want = roomy.forward(b, nullptr);
+  auto capped = std::make_shared<test::FakeBackendControl>();
+  capped->capacity = {3, 20, 5};
+  test::FakeBackend backend(capped);
+  EXPECT_THROW((void)backend.forward(b, nullptr), Error);  // the backend itself refuses the whole batch
+  const ForwardResult got = forward_in_parts(backend, b);
+  EXPECT_GT(capped->forwards.load(), 1);
+  EXPECT_LE(capped->max_rows_seen.load(), 3);
+  EXPECT_LE(capped->max_tokens_seen.load(), 20);
   EXPECT_EQ(got.logits, want.logits);
   EXPECT_EQ(got.act_logits, want.act_logits);
   EXPECT_EQ(got.n_act, want.n_act);
-  CappedBackend roomy({});
-  (void)forward_in_parts(roomy, b);
-  EXPECT_EQ(roomy.forwards, 1);
+  (void)forward_in_parts(roomy, b);  // within its capacity: one forward
+  EXPECT_EQ(whole->forwards.load(), 2);
 }
 
 }  // namespace
