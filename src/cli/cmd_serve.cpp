@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <memory>
 #include <thread>
@@ -124,6 +125,12 @@ int wait_signal(int timeout_ms) {
     if (::read(g_signal_pipe[0], &b, 1) == 1) return b;
     return 0;
   }
+}
+
+// /info's batching.forward_capacity: what one forward takes (null for an unlimited dimension).
+nlohmann::json capacity_json(const engine::BatchCapacity& cap) {
+  auto limit = [](int32_t v) { return v == std::numeric_limits<int32_t>::max() ? nlohmann::json() : nlohmann::json(v); };
+  return {{"rows", limit(cap.max_rows)}, {"tokens", limit(cap.max_tokens)}, {"markers", limit(cap.max_markers)}};
 }
 
 int run_serve(const ServeArgs& a, bool backend_given) {
@@ -239,7 +246,8 @@ int run_serve(const ServeArgs& a, bool backend_given) {
                       {"max_batch_rows", a.max_batch_rows},
                       {"max_batch_tokens", a.max_batch_tokens},
                       {"batch_wait_us", a.batch_wait_us},
-                      {"busy_poll_us", busy_poll.count()}};
+                      {"busy_poll_us", busy_poll.count()},
+                      {"forward_capacity", capacity_json(scheduler.backend_capacity())}};
   metrics.set_build_info({{"version", LAYA_VERSION}, {"backend", bo.backend}, {"model", cfg.agent.model_name},
                           {"demo", model.is_demo ? "true" : "false"}});
 

@@ -133,6 +133,11 @@ engine::BackendInfo Scheduler::backend_info() const {
   return info_;
 }
 
+engine::BatchCapacity Scheduler::backend_capacity() const {
+  std::lock_guard lock(mu_);
+  return capacity_;
+}
+
 void Scheduler::finish(Entry& e, Outcome::Status status) {
   Outcome o;
   o.status = status;
@@ -166,6 +171,7 @@ bool Scheduler::create_backend() {
       backend_ = std::move(b);
       std::lock_guard lock(mu_);
       info_ = std::move(info);
+      capacity_ = cap;
       return true;
     } catch (const std::exception& e) {
       spdlog::error("engine: creating the backend failed (attempt {}/{}): {}", attempt, opt_.max_recovery_attempts,

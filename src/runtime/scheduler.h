@@ -131,6 +131,8 @@ class Scheduler {
   int64_t recoveries() const { return recoveries_.load(); }
   // Info of the current backend (empty fields while none exists). Safe from any thread.
   engine::BackendInfo backend_info() const;
+  // What one forward of the current backend takes (Backend::capacity). Safe from any thread.
+  engine::BatchCapacity backend_capacity() const;
 
  private:
   friend class Ticket;
@@ -163,6 +165,7 @@ class Scheduler {
   bool started_ = false;
   std::string last_error_;
   engine::BackendInfo info_;
+  engine::BatchCapacity capacity_;
 
   // Bumped (under mu_) by submit and stop: lets the executor poll for work without the lock.
   std::atomic<uint64_t> kicks_{0};

@@ -291,6 +291,9 @@ TEST(Acceptance, InfoAndHealthDescribeTheServer) {
   EXPECT_EQ(info["limits"]["max_questions"], 64);
   EXPECT_NE(info["build"].get<std::string>().find("backends: cpu"), std::string::npos);
   EXPECT_EQ(info["batching"]["busy_poll_us"], 0);  // auto: off on the CPU backend
+  // The CPU backend takes a batch of any size in one forward.
+  EXPECT_EQ(info["batching"]["forward_capacity"],
+            nlohmann::json({{"rows", nullptr}, {"tokens", nullptr}, {"markers", nullptr}}));
 }
 
 // --busy-poll-us / LAYA_BUSY_POLL_US: reported in /info, same answers as decide, drain on SIGTERM
