@@ -69,7 +69,7 @@ struct ServeArgs {
   bool extended_usage = true;
   std::string execution = "graph";
   std::string precision = "auto";
-  std::string warmup_shapes;
+  std::string warmup_shapes = "auto";
   int64_t fault_forward = 0;
   int fault_delay_ms = 0;
 };
@@ -157,7 +157,7 @@ int run_serve(const ServeArgs& a, bool backend_given) {
   bo.threads = a.threads;
   bo.execution = a.execution;
   bo.precision = a.precision;
-  bo.warmup_shapes = a.warmup_shapes;
+  bo.warmup_shapes = a.warmup_shapes == "none" ? std::string() : a.warmup_shapes;
   apply_device(a.device, bo, backend_given);
   LAYA_REQUIRE(has_backend(bo.backend), ErrorKind::bad_request, "backend '{}' is not in this binary", bo.backend);
   const auto busy_poll = runtime::resolve_busy_poll(a.busy_poll_us, bo.backend);
@@ -326,7 +326,10 @@ Registration reg("serve", "Serve the official laya-serve HTTP API (POST /v1/syst
   // LAYA_CUDA_AMP: the override later laya versions read for their CUDA autocast dtype.
   app.add_option("--precision", a->precision, "cuda: auto (the checkpoint's amp_dtype) | bf16 | fp16")
       ->envname("LAYA_CUDA_AMP")->capture_default_str();
-  app.add_option("--warmup-shapes", a->warmup_shapes, "cuda: shapes to capture at start-up, e.g. 1x48,4x64")->envname("LAYA_WARMUP_SHAPES");
+  app.add_option("--warmup-shapes", a->warmup_shapes,
+                 "cuda: start-up warm-up: auto (one forward per bucket size), none, or shapes to capture, e.g. 1x48,4x64")
+      ->envname("LAYA_WARMUP_SHAPES")
+      ->capture_default_str();
   // Test-only fault injection (hidden from --help).
   app.add_option("--fault-inject-forward", a->fault_forward, "")->envname("LAYA_FAULT_INJECT_FORWARD")->group("");
   app.add_option("--fault-inject-delay-ms", a->fault_delay_ms, "")->envname("LAYA_FAULT_INJECT_DELAY_MS")->group("");

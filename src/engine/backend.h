@@ -21,7 +21,9 @@ struct BackendOptions {
   std::string execution = "graph";   // cuda: "eager" | "graph" (CUDA Graphs per shape bucket)
   int64_t graph_cache_shapes = 64;   // cuda: graph cache budget in shapes (0 disables the cache)
   int64_t graph_cache_bytes = int64_t{1} << 30;  // cuda: graph cache budget in bytes
-  std::string warmup_shapes;         // cuda: shapes to capture at start-up, e.g. "1x48,4x64"
+  // cuda: shapes to run (and capture) at start-up, e.g. "1x48,4x64"; "auto": one eager forward per
+  // bucket size, so that no first request of a size pays for loading its kernels (serve's default)
+  std::string warmup_shapes;
   // cuda: "auto" (the checkpoint's amp_dtype, as laya's Agent: "bf16" -> bf16, else fp16) | "bf16" | "fp16"
   std::string precision = "auto";
 };

@@ -793,6 +793,23 @@ TEST(CudaEngine, ValidationBeforeTheGpuIsTouched) {
   EXPECT_GT(e->info().weight_bytes, 0);
 }
 
+// warmup_shapes "auto": one eager forward per bucket size at start-up, outside the graph cache; the
+// engine then answers as an unwarmed one (same kernels, same GEMM choices below kTuneFromRows rows).
+TEST(CudaEngine, AutoWarmupRunsEveryBucketSizeEagerly) {
+  LAYA_REQUIRE_GPU();
+  auto o = cuda_options("graph");
+  o.warmup_shapes = "auto";
+  auto warmed = make_cuda_engine(tiny(), o);
+  const auto counts = bucket_token_counts(warmed->limits());
+  EXPECT_EQ(warmed->stats().eager_runs, static_cast<int64_t>(counts.size()));
+  EXPECT_EQ(warmed->stats().graph_captures, 0);
+  EXPECT_TRUE(warmed->cached_buckets().empty());
+  auto cold = make_cuda_engine(tiny(), cuda_options("graph"));
+  for (const auto& b : {batch_of(31, 3, 1, 100), batch_of(32, 9, 20, 128), batch_of(33, 16, 100, 128)})
+    expect_same(warmed->forward(b), cold->forward(b), "warmed vs cold engine");
+  EXPECT_EQ(warmed->stats().graph_captures, 3);
+}
+
 // The engine's capacity is its workspace's limits; a batch beyond it is refused before any CUDA call
 // (the engine stays usable), and runs in parts (engine/parts.h, as the scheduler and `decide` run
 // it) with each part's answers exactly those of that part on its own.

@@ -96,5 +96,23 @@ TEST(CudaBucket, ParseShapes) {
   EXPECT_THROW(parse_shapes("4x4x4"), Error);
 }
 
+// The warm-up's ladder: exactly the token counts choose_bucket produces for 1..max_tokens.
+TEST(CudaBucket, TokenCountsAreEveryBucketSize) {
+  for (int32_t max_tokens : {1024, 2048, 8192, 16384, 1000}) {
+    const BucketLimits lim{max_tokens, 64, 4096};
+    const std::vector<int32_t> counts = bucket_token_counts(lim);
+    std::vector<int32_t> want;
+    for (int32_t t = 1; t <= max_tokens; ++t) {
+      const int32_t b = choose_bucket(t, 1, 1, lim).tokens;
+      if (want.empty() || want.back() != b) want.push_back(b);
+    }
+    EXPECT_EQ(counts, want) << max_tokens;
+  }
+  const auto english = bucket_token_counts(BucketLimits{8192, 64, 4096});
+  EXPECT_EQ(english.size(), 56u);
+  EXPECT_EQ(english.front(), 16);
+  EXPECT_EQ(english.back(), 8192);
+}
+
 }  // namespace
 }  // namespace laya::cuda

@@ -45,6 +45,16 @@ Bucket choose_bucket(int32_t t, int32_t r, int32_t k, const BucketLimits& limits
   return b;
 }
 
+std::vector<int32_t> bucket_token_counts(const BucketLimits& limits) {
+  std::vector<int32_t> out;
+  for (int32_t t = 1; t <= limits.max_tokens;) {
+    const int32_t b = std::min(round_up_bounded(t, 16), limits.max_tokens);
+    out.push_back(b);
+    t = b + 1;  // every count up to b rounds to b or below
+  }
+  return out;
+}
+
 int32_t attention_query_tile(const Bucket& b) {
   static const bool large = [] {
     const char* v = std::getenv("LAYA_CUDA_ATTN_TILE128");

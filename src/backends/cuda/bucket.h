@@ -47,6 +47,11 @@ struct BucketLimits {
 // the limits (a batch at the limit runs unpadded).
 Bucket choose_bucket(int32_t t, int32_t r, int32_t k, const BucketLimits& limits);
 
+// Every token count a bucket can have under these limits (ascending): the values choose_bucket
+// gives for 1..max_tokens tokens — 8 a power-of-two octave above 128 (56 up to 8,192). The
+// start-up warm-up runs one forward per count (BackendOptions::warmup_shapes "auto").
+std::vector<int32_t> bucket_token_counts(const BucketLimits& limits);
+
 // Queries per attention tile for the bucket: kAttnTile (64); kAttnTileSmall (LAYA_CUDA_ATTN_SMALL_TILE:
 // 16, 32 or 64) for buckets of at most kAttnTileSmallMaxTokens tokens; kAttnTileLarge (128) for
 // buckets over kAttnTileLargeFrom tokens when LAYA_CUDA_ATTN_TILE128=1 (both read once per process).

@@ -6,7 +6,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <span>
 #include <type_traits>
 #include <unordered_map>
 
@@ -241,6 +243,7 @@ class CudaBackendImpl final : public CudaEngine {
   bool capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec);
   void release() noexcept;
   void warm(const std::string& shapes);
+  void warm_every_size();
   template <class Elem>
   void linear(const GemmArgs<Elem>& g, cudaStream_t s);
   template <class Elem>
@@ -263,6 +266,7 @@ class CudaBackendImpl final : public CudaEngine {
   Dims dims_;
   BucketLimits limits_;
   bool graphs_ = true;
+  bool eager_only_ = false;  // set while warm_every_size runs: forwards bypass the graph cache
   Precision precision_ = Precision::bf16;
   DeviceWeights w_;
   Workspace ws_;
@@ -506,7 +510,35 @@ void CudaBackendImpl::release() noexcept {
   stream_ = nullptr;
 }
 
+// A bucket size's first forward costs 3 ms (capture) to 150 ms (cuBLASLt's kernels for a new GEMM
+// row count loaded on first launch; the GEMM timing from kTuneFromRows rows) more than the next
+// (docs/benchmarks/cuda.md item 97). "auto" pays that at start-up for every size: one eager
+// forward per bucket token count, in rows of max_len tokens, outside the graph cache.
+void CudaBackendImpl::warm_every_size() {
+  const auto t0 = std::chrono::steady_clock::now();
+  eager_only_ = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{eager_only_};
+  const std::vector<int32_t> counts = bucket_token_counts(limits_);
+  for (const int32_t tokens : counts) {
+    engine::Batch b;
+    for (int32_t first = 0; first < tokens; first += dims_.max_row_len) {
+      const int32_t len = std::min(dims_.max_row_len, tokens - first);
+      std::vector<int32_t> ids(static_cast<size_t>(len));
+      for (int32_t i = 0; i < len; ++i) ids[static_cast<size_t>(i)] = (first * 131 + i * 7 + 1) % dims_.vocab;
+      const std::vector<int32_t> marks{0, len - 1};
+      b.add_row(ids, std::span(marks).first(len > 1 ? 2 : 1), b.rows() % 3);
+    }
+    forward(b, nullptr);
+  }
+  spdlog::info("cuda: warmed {} bucket sizes ({}..{} tokens) in {:.2f} s", counts.size(), counts.front(), counts.back(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
 void CudaBackendImpl::warm(const std::string& shapes) {
+  if (shapes == "auto") return warm_every_size();
   for (const auto& [rows, len] : parse_shapes(shapes)) {
     LAYA_REQUIRE(len <= dims_.max_row_len && rows <= limits_.max_rows && rows * len <= limits_.max_tokens,
                  ErrorKind::bad_request, "warm-up shape {}x{} exceeds the engine's limits", rows, len);
@@ -982,7 +1014,7 @@ engine::ForwardResult CudaBackendImpl::forward(const engine::Batch& batch, engin
       DumpCtx ctx(dumps, stream_, batch, dims_.d);
       LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
       run_eager(b, l, &ctx);
-    } else if (!graphs_) {
+    } else if (!graphs_ || eager_only_) {
       LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
       run_eager(b, l, nullptr);
     } else {
