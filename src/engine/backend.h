@@ -22,7 +22,8 @@ struct BackendOptions {
   int64_t graph_cache_shapes = 64;   // cuda: graph cache budget in shapes (0 disables the cache)
   int64_t graph_cache_bytes = int64_t{1} << 30;  // cuda: graph cache budget in bytes
   // cuda: shapes to run (and capture) at start-up, e.g. "1x48,4x64"; "auto": one eager forward per
-  // bucket size, so that no first request of a size pays for loading its kernels (serve's default)
+  // bucket size, so that no first request of a size pays for loading its kernels (serve's default);
+  // "" or "none": no warm-up
   std::string warmup_shapes;
   // cuda: "auto" (the checkpoint's amp_dtype, as laya's Agent: "bf16" -> bf16, else fp16) | "bf16" | "fp16"
   std::string precision = "auto";

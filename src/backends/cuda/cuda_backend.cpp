@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <span>
 #include <type_traits>
 #include <unordered_map>
 
@@ -244,6 +243,7 @@ class CudaBackendImpl final : public CudaEngine {
   void release() noexcept;
   void warm(const std::string& shapes);
   void warm_every_size();
+  void add_warmup_row(engine::Batch& b, int32_t len) const;
   template <class Elem>
   void linear(const GemmArgs<Elem>& g, cudaStream_t s);
   template <class Elem>
@@ -524,13 +524,8 @@ void CudaBackendImpl::warm_every_size() {
   const std::vector<int32_t> counts = bucket_token_counts(limits_);
   for (const int32_t tokens : counts) {
     engine::Batch b;
-    for (int32_t first = 0; first < tokens; first += dims_.max_row_len) {
-      const int32_t len = std::min(dims_.max_row_len, tokens - first);
-      std::vector<int32_t> ids(static_cast<size_t>(len));
-      for (int32_t i = 0; i < len; ++i) ids[static_cast<size_t>(i)] = (first * 131 + i * 7 + 1) % dims_.vocab;
-      const std::vector<int32_t> marks{0, len - 1};
-      b.add_row(ids, std::span(marks).first(len > 1 ? 2 : 1), b.rows() % 3);
-    }
+    for (int32_t first = 0; first < tokens; first += dims_.max_row_len)
+      add_warmup_row(b, std::min(dims_.max_row_len, tokens - first));
     forward(b, nullptr);
   }
   spdlog::info("cuda: warmed {} bucket sizes ({}..{} tokens) in {:.2f} s", counts.size(), counts.front(), counts.back(),
@@ -538,20 +533,26 @@ void CudaBackendImpl::warm_every_size() {
 }
 
 void CudaBackendImpl::warm(const std::string& shapes) {
+  if (shapes == "none") return;
   if (shapes == "auto") return warm_every_size();
   for (const auto& [rows, len] : parse_shapes(shapes)) {
     LAYA_REQUIRE(len <= dims_.max_row_len && rows <= limits_.max_rows && rows * len <= limits_.max_tokens,
                  ErrorKind::bad_request, "warm-up shape {}x{} exceeds the engine's limits", rows, len);
     engine::Batch b;
-    for (int32_t r = 0; r < rows; ++r) {
-      std::vector<int32_t> ids(static_cast<size_t>(len));
-      for (int32_t i = 0; i < len; ++i) ids[static_cast<size_t>(i)] = (r * 131 + i * 7 + 1) % dims_.vocab;
-      std::vector<int32_t> marks;
-      for (int32_t m = 0; m < std::min(len, 4); ++m) marks.push_back(m);
-      b.add_row(ids, marks, r % 3);
-    }
+    for (int32_t r = 0; r < rows; ++r) add_warmup_row(b, len);
     forward(b, nullptr);
   }
+}
+
+// A synthetic row of len tokens for the warm-ups (only its shape matters): up to 4 markers, the
+// qtypes cycling through choice, score and noul.
+void CudaBackendImpl::add_warmup_row(engine::Batch& b, int32_t len) const {
+  const int32_t r = b.rows();
+  std::vector<int32_t> ids(static_cast<size_t>(len));
+  for (int32_t i = 0; i < len; ++i) ids[static_cast<size_t>(i)] = (r * 131 + i * 7 + 1) % dims_.vocab;
+  std::vector<int32_t> marks;
+  for (int32_t m = 0; m < std::min(len, 4); ++m) marks.push_back(m);
+  b.add_row(ids, marks, r % 3);
 }
 
 void CudaBackendImpl::clear_graphs() {
