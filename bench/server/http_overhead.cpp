@@ -3,7 +3,7 @@
 //   laya_bench_http [--model DIR|demo] [--backend cpu|cuda] [--threads N] [--requests N]
 //                   [--concurrency 1,8,64] [--seconds S] [--null-backend 1]
 //                   [--null-backend-us 0,300,1000] [--null-wait spin|sleep]
-//                   [--busy-poll-us N] [--io-threads N] [--max-batch-rows N]
+//                   [--busy-poll-us N] [--io-threads N] [--max-batch-rows N] [--warmup-shapes auto]
 //
 // 1. In-process: ModelPipeline::prepare + Backend::forward + render for a small request, timed
 //    N times on one thread (what `decide` does per line).
@@ -18,7 +18,8 @@
 // --busy-poll-us N: the server's and executor's busy polling (serve --busy-poll-us; default here 0,
 // i.e. off, whatever the backend), --io-poll-us / --executor-poll-us: one side only;
 // --io-threads N: the server's I/O threads (default 2, as serve); --max-batch-rows N: rows per
-// forward (default 64, as serve; the backend's capacity still caps it).
+// forward (default 64, as serve; the CUDA engine is sized for them, as serve does);
+// --warmup-shapes: the CUDA engine's start-up warm-up (default none here; serve's is auto).
 // Prints a table; never asserts on time.
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -120,6 +121,7 @@ class NullBackend : public laya::engine::Backend {
 int run(int argc, char** argv) {
   std::string model = "demo", conc = "1,8,64", backend_name = "cpu";
   int threads = 1, n = 2000, io_threads = 2, max_batch_rows = 64;
+  std::string warmup_shapes;
   int64_t busy_poll_us = 0, io_poll_us = -1, executor_poll_us = -1;  // -1: busy_poll_us
   bool null_backend = false, null_sleep = false;
   std::vector<int64_t> delays{0};  // null backend: forward time in us, one measurement each
@@ -137,6 +139,7 @@ int run(int argc, char** argv) {
     else if (k == "--executor-poll-us") executor_poll_us = std::stoll(v);
     else if (k == "--io-threads") io_threads = std::stoi(v);
     else if (k == "--max-batch-rows") max_batch_rows = std::stoi(v);
+    else if (k == "--warmup-shapes") warmup_shapes = v;
     else if (k == "--null-backend") null_backend = v == "1";
     else if (k == "--null-backend-us") {
       null_backend = true;
@@ -159,6 +162,8 @@ int run(int argc, char** argv) {
   runtime::ModelPipeline pipeline(tok, special, ckpt.config().agent);
   engine::BackendOptions bo;
   bo.threads = threads;
+  bo.max_rows = max_batch_rows;
+  bo.warmup_shapes = warmup_shapes;
 
   bo.backend = backend_name;
   std::atomic<int64_t> delay_us{0};

@@ -158,6 +158,7 @@ int run_serve(const ServeArgs& a, bool backend_given) {
   bo.execution = a.execution;
   bo.precision = a.precision;
   bo.warmup_shapes = a.warmup_shapes;
+  bo.max_rows = a.max_batch_rows;  // the CUDA engine's workspace takes the batches the executor forms
   apply_device(a.device, bo, backend_given);
   LAYA_REQUIRE(has_backend(bo.backend), ErrorKind::bad_request, "backend '{}' is not in this binary", bo.backend);
   const auto busy_poll = runtime::resolve_busy_poll(a.busy_poll_us, bo.backend);

@@ -21,6 +21,7 @@ struct BackendOptions {
   std::string execution = "graph";   // cuda: "eager" | "graph" (CUDA Graphs per shape bucket)
   int64_t graph_cache_shapes = 64;   // cuda: graph cache budget in shapes (0 disables the cache)
   int64_t graph_cache_bytes = int64_t{1} << 30;  // cuda: graph cache budget in bytes
+  int32_t max_rows = 64;             // cuda: rows one forward takes (its workspace is sized for them)
   // cuda: shapes to run (and capture) at start-up, e.g. "1x48,4x64"; "auto": one eager forward per
   // bucket size, so that no first request of a size pays for loading its kernels (serve's default);
   // "" or "none": no warm-up

@@ -793,6 +793,36 @@ TEST(CudaEngine, ValidationBeforeTheGpuIsTouched) {
   EXPECT_GT(e->info().weight_bytes, 0);
 }
 
+// BackendOptions::max_rows (serve: --max-batch-rows) sizes the engine for that many rows a
+// forward: 100 rows in one forward, with the answers of a 64-row engine running them in parts (up
+// to the rounding of other buckets); out-of-range values are refused.
+TEST(CudaEngine, MaxRowsSetsTheRowCapacity) {
+  LAYA_REQUIRE_GPU();
+  auto o = cuda_options("graph");
+  o.max_rows = 128;
+  auto wide = make_cuda_engine(tiny(), o);
+  EXPECT_EQ(wide->capacity().max_rows, 128);
+  auto narrow = make_cuda_engine(tiny(), cuda_options("graph"));
+  EXPECT_EQ(narrow->capacity().max_rows, 64);
+  const auto big = batch_of(41, 100, 1, 20);
+  const auto one = wide->forward(big);
+  EXPECT_EQ(wide->stats().forwards, 1);
+  const auto parts = engine::forward_in_parts(*narrow, big);
+  EXPECT_EQ(narrow->stats().forwards, 2);
+  const auto p1 = test::row_probabilities(big, one.logits), p2 = test::row_probabilities(big, parts.logits);
+  ASSERT_EQ(p1.size(), p2.size());
+  float worst = 0.f;
+  for (size_t i = 0; i < p1.size(); ++i) worst = std::max(worst, std::abs(p1[i] - p2[i]));
+  EXPECT_LE(worst, 0.02f);
+  ASSERT_EQ(one.act_logits.size(), parts.act_logits.size());
+  for (float v : one.act_logits) EXPECT_TRUE(std::isfinite(v));
+  for (int32_t bad : {0, 5000}) {
+    auto b = cuda_options();
+    b.max_rows = bad;
+    EXPECT_THROW(make_cuda_engine(tiny(), b), Error) << bad;
+  }
+}
+
 // warmup_shapes "auto": one eager forward per bucket size at start-up, outside the graph cache; the
 // engine then answers as an unwarmed one (same kernels, same GEMM choices below kTuneFromRows rows).
 TEST(CudaEngine, AutoWarmupRunsEveryBucketSizeEagerly) {

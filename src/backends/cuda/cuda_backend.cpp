@@ -67,6 +67,9 @@ constexpr int32_t kSmallGemmBiasMaxK = 1024;
 // LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M overrides it (0: never).
 constexpr int32_t kSmallGemmWideMaxRows = 48;
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
+// The most rows a forward may be configured to take (BackendOptions::max_rows; serve's
+// --max-batch-rows): beyond it the row-indexed staging and head buffers stop being negligible.
+constexpr int32_t kMaxRowsLimit = 1024;
 // Buckets of at most this many tokens run the MLP output GEMM (K = intermediate) as kMlpOutSplits
 // fp32 partials summed by the following add+LayerNorm (Gemm::run_partials): cuBLASLt splits K
 // there anyway and adds a reduction kernel (128: the small GEMM's buckets, item 79).
@@ -332,7 +335,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                ErrorKind::invalid_checkpoint, "CUDA kernels need intermediate ({}) and ffn ({}) multiples of 8",
                dims_.inter, dims_.ffn);
   LAYA_REQUIRE(dims_.max_row_len >= 1, ErrorKind::invalid_checkpoint, "max_len must be >= 1");
-  limits_.max_rows = 64;
+  LAYA_REQUIRE(options.max_rows >= 1 && options.max_rows <= kMaxRowsLimit, ErrorKind::bad_request,
+               "rows per forward must be 1..{} (got {})", kMaxRowsLimit, options.max_rows);
+  limits_.max_rows = options.max_rows;
   limits_.max_tokens = std::max(16 * dims_.max_row_len, 1024);
   limits_.max_markers = 4096;
 
