@@ -138,6 +138,11 @@ engine::BatchCapacity Scheduler::backend_capacity() const {
   return capacity_;
 }
 
+engine::BatchCapacity Scheduler::batch_limits() const {
+  return {std::min(opt_.max_batch_rows, capacity_.max_rows), std::min(opt_.max_batch_tokens, capacity_.max_tokens),
+          capacity_.max_markers};
+}
+
 void Scheduler::finish(Entry& e, Outcome::Status status) {
   Outcome o;
   o.status = status;
@@ -166,8 +171,6 @@ bool Scheduler::create_backend() {
       if (opt_.warmup) opt_.warmup(*b);
       auto info = b->info();
       const engine::BatchCapacity cap = b->capacity();
-      batch_limits_ = {std::min(opt_.max_batch_rows, cap.max_rows), std::min(opt_.max_batch_tokens, cap.max_tokens),
-                       cap.max_markers};
       backend_ = std::move(b);
       std::lock_guard lock(mu_);
       info_ = std::move(info);
@@ -232,13 +235,14 @@ void Scheduler::run() {
             tokens += e.job.batch->tokens();
             markers += e.job.batch->total_markers();
           }
-          return rows >= batch_limits_.max_rows || tokens >= batch_limits_.max_tokens ||
-                 markers >= batch_limits_.max_markers;
+          const engine::BatchCapacity limits = batch_limits();
+          return rows >= limits.max_rows || tokens >= limits.max_tokens || markers >= limits.max_markers;
         });
         if (stop_) break;
       }
       const auto now = Clock::now();
       int64_t rows = 0, tokens = 0, markers = 0;
+      const engine::BatchCapacity limits = batch_limits();
       while (!queue_.empty()) {
         Entry& e = queue_.front();
         const bool gone = e.job.cancelled && e.job.cancelled->load();
@@ -248,7 +252,7 @@ void Scheduler::run() {
           continue;
         }
         const int32_t r = e.job.batch->rows(), t = e.job.batch->tokens(), k = e.job.batch->total_markers();
-        if (!batch.empty() && !batch_limits_.fits(rows + r, tokens + t, markers + k)) break;
+        if (!batch.empty() && !limits.fits(rows + r, tokens + t, markers + k)) break;
         rows += r;
         tokens += t;
         markers += k;

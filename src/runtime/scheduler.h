@@ -142,7 +142,8 @@ class Scheduler {
   };
   void release_ticket() { pending_.fetch_sub(1); }
   void run();
-  bool create_backend();  // executor thread; false after exhausting attempts, else sets batch_limits_
+  bool create_backend();  // executor thread; false after exhausting attempts
+  engine::BatchCapacity batch_limits() const;  // mu_ held: the options' rows and tokens within capacity_
   void poll_for_work(uint64_t seen);  // executor thread, mu_ not held
   void run_batch(std::vector<Entry>& entries);
   void fail_all_queued(Outcome::Status status);
@@ -151,8 +152,6 @@ class Scheduler {
   BackendFactory factory_;
   SchedulerOptions opt_;
   std::unique_ptr<engine::Backend> backend_;  // executor thread only
-  // What one batch may hold: the options' rows and tokens within the backend's capacity (executor thread only).
-  engine::BatchCapacity batch_limits_;
   Clock::time_point info_refreshed_{};          // executor thread only
 
   mutable std::mutex mu_;
@@ -165,7 +164,7 @@ class Scheduler {
   bool started_ = false;
   std::string last_error_;
   engine::BackendInfo info_;
-  engine::BatchCapacity capacity_;
+  engine::BatchCapacity capacity_;  // the current backend's (Backend::capacity)
 
   // Bumped (under mu_) by submit and stop: lets the executor poll for work without the lock.
   std::atomic<uint64_t> kicks_{0};
