@@ -4,6 +4,7 @@
 //                   [--concurrency 1,8,64] [--seconds S] [--null-backend 1]
 //                   [--null-backend-us 0,300,1000] [--null-wait spin|sleep]
 //                   [--busy-poll-us N] [--io-threads N] [--max-batch-rows N] [--warmup-shapes auto]
+//                   [--graph-cache-shapes N] [--graph-admit-after N] [--mix 1]
 //
 // 1. In-process: ModelPipeline::prepare + Backend::forward + render for a small request, timed
 //    N times on one thread (what `decide` does per line).
@@ -19,7 +20,13 @@
 // i.e. off, whatever the backend), --io-poll-us / --executor-poll-us: one side only;
 // --io-threads N: the server's I/O threads (default 2, as serve); --max-batch-rows N: rows per
 // forward (default 64, as serve; the CUDA engine is sized for them, as serve does);
-// --warmup-shapes: the CUDA engine's start-up warm-up (default none here; serve's is auto).
+// --warmup-shapes: the CUDA engine's start-up warm-up (default none here; serve's is auto);
+// --graph-cache-shapes N: the CUDA engine's graph cache budget in shapes (default 64, as serve);
+// --graph-admit-after N: its admission (a shape is captured at its Nth miss; default as serve).
+// --mix 1: in 3., each client cycles through 12 requests of 1-4 questions over states of 10-400
+// words (mixed traffic: batches of many shapes) instead of repeating the small request.
+// After each closed-loop row: what the backend counted meanwhile (graph replays, captures,
+// evictions, eager forwards, capture time) and the process's resident memory.
 // Prints a table; never asserts on time.
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -62,6 +69,34 @@ const char* kBody =
     R"({"state": "I was charged twice for my order. Please refund the duplicate today.", )"
     R"("questions": {"refund": {"type": "noul", "instructions": "Does the customer ask for a refund?"}}})";
 
+// Mixed traffic for --mix: questions x state lengths, 12 bodies.
+std::vector<std::string> mixed_bodies() {
+  const char* words[] = {"the",  "customer", "reports", "that",    "invoice", "for",  "order",  "was",
+                         "charged", "twice", "and",    "asks",    "about",   "a",    "refund", "today"};
+  const std::vector<std::string> questions = {
+      R"({"refund": {"type": "noul", "instructions": "Does the customer ask for a refund?"}})",
+      R"({"team": {"type": "choice", "instructions": "Which team should handle this?", "criteria": {"billing": "payments", "it": "servers", "sales": null}}, "urgency": {"type": "score", "instructions": "How urgent is it?", "criteria": ["low", "soon", "today", "now"]}})",
+      R"({"a": {"type": "noul", "instructions": "Angry?"}, "b": {"type": "noul", "instructions": "VIP?"}, "c": {"type": "choice", "instructions": "Language?", "criteria": ["en", "de", "fr"]}, "d": {"type": "score", "instructions": "Priority", "criteria": ["low", "mid", "high"]}})"};
+  std::vector<std::string> out;
+  for (const int n : {10, 60, 200, 400}) {
+    std::string state;
+    for (int i = 0; i < n; ++i) state += std::string(i ? " " : "") + words[(i * 7 + n) % 16];
+    for (const auto& q : questions) out.push_back(R"({"state": ")" + state + R"(", "questions": )" + q + "}");
+  }
+  return out;
+}
+
+// Resident memory of this process (server and clients), MiB.
+double rss_mib() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  long pages = 0, resident = 0;
+  if (f) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<double>(resident) * 4096.0 / (1024.0 * 1024.0);
+}
+
 double us(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
 
 double pct(std::vector<double> v, double p) {
@@ -75,7 +110,10 @@ struct Client {
   boost::asio::ip::tcp::socket sock{ioc};
   boost::beast::flat_buffer buf;
   http::request<http::string_body> req{http::verb::post, "/v1/systemone", 11};
-  explicit Client(uint16_t port) {
+  std::vector<std::string> bodies;  // cycled through by call(); empty: kBody
+  size_t next = 0;
+  explicit Client(uint16_t port, std::vector<std::string> cycle = {}, size_t first = 0)
+      : bodies(std::move(cycle)), next(first) {
     sock.connect({boost::asio::ip::make_address("127.0.0.1"), port});
     sock.set_option(boost::asio::ip::tcp::no_delay(true));
     req.set(http::field::host, "127.0.0.1");
@@ -84,6 +122,10 @@ struct Client {
     req.prepare_payload();
   }
   int call() {
+    if (!bodies.empty()) {
+      req.body() = bodies[next++ % bodies.size()];
+      req.prepare_payload();
+    }
     http::write(sock, req);
     http::response<http::string_body> res;
     http::read(sock, buf, res);
@@ -121,6 +163,9 @@ class NullBackend : public laya::engine::Backend {
 int run(int argc, char** argv) {
   std::string model = "demo", conc = "1,8,64", backend_name = "cpu";
   int threads = 1, n = 2000, io_threads = 2, max_batch_rows = 64;
+  int64_t graph_cache_shapes = laya::engine::BackendOptions{}.graph_cache_shapes;
+  int64_t graph_admit_after = laya::engine::BackendOptions{}.graph_admit_after;
+  bool mix = false;
   std::string warmup_shapes;
   int64_t busy_poll_us = 0, io_poll_us = -1, executor_poll_us = -1;  // -1: busy_poll_us
   bool null_backend = false, null_sleep = false;
@@ -140,6 +185,9 @@ int run(int argc, char** argv) {
     else if (k == "--io-threads") io_threads = std::stoi(v);
     else if (k == "--max-batch-rows") max_batch_rows = std::stoi(v);
     else if (k == "--warmup-shapes") warmup_shapes = v;
+    else if (k == "--graph-cache-shapes") graph_cache_shapes = std::stoll(v);
+    else if (k == "--graph-admit-after") graph_admit_after = std::stoll(v);
+    else if (k == "--mix") mix = v == "1";
     else if (k == "--null-backend") null_backend = v == "1";
     else if (k == "--null-backend-us") {
       null_backend = true;
@@ -164,6 +212,8 @@ int run(int argc, char** argv) {
   bo.threads = threads;
   bo.max_rows = max_batch_rows;
   bo.warmup_shapes = warmup_shapes;
+  bo.graph_cache_shapes = graph_cache_shapes;
+  bo.graph_admit_after = graph_admit_after;
 
   bo.backend = backend_name;
   std::atomic<int64_t> delay_us{0};
@@ -254,9 +304,14 @@ int run(int argc, char** argv) {
   }
 
   // 3. Closed loop.
-  fmt::print("\nclosed loop, {} s per row\n", seconds);
-  fmt::print("{:>11} {:>10} {:>10} {:>10} {:>10} {:>14}\n", "concurrency", "requests", "req/s", "p50 ms", "p99 ms",
-             "req/forward");
+  const std::vector<std::string> cycle = mix ? mixed_bodies() : std::vector<std::string>{};
+  fmt::print("\nclosed loop, {} s per row, {}; graph cache {} shapes, captured at the miss {}\n", seconds,
+             mix ? fmt::format("mixed traffic ({} requests of 1-4 questions, 10-400 words)", cycle.size())
+                 : std::string("the small request"),
+             graph_cache_shapes, graph_admit_after);
+  fmt::print("{:>11} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>8} {:>9} {:>8} {:>10} {:>9} {:>8}\n", "concurrency",
+             "requests", "req/s", "p50 ms", "p99 ms", "req/forward", "replays", "captures", "evictions", "eager",
+             "capture ms", "RSS MiB", "dev MiB");
   exec_fwd.clear();
   std::stringstream ss(conc);
   for (std::string item; std::getline(ss, item, ',');) {
@@ -266,11 +321,12 @@ int run(int argc, char** argv) {
     std::atomic<int> errors{0};
     forwards = 0;
     batched = 0;
+    const engine::BackendCounters before = sched.backend_counters();
     std::vector<std::thread> ts;
     const auto t0 = Clock::now();
     for (int k = 0; k < c; ++k) {
       ts.emplace_back([&, k] {
-        Client cl(srv.port());
+        Client cl(srv.port(), cycle, static_cast<size_t>(k));
         while (!stop.load()) {
           const auto a = Clock::now();
           if (cl.call() != 200) errors++;
@@ -284,9 +340,14 @@ int run(int argc, char** argv) {
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
     std::vector<double> all;
     for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
-    fmt::print("{:>11} {:>10} {:>10.1f} {:>10.2f} {:>10.2f} {:>14.2f}{}\n", c, all.size(),
-               static_cast<double>(all.size()) / wall, pct(all, 0.5), pct(all, 0.99),
+    const engine::BackendCounters after = sched.backend_counters();
+    fmt::print("{:>11} {:>10} {:>10.1f} {:>10.2f} {:>10.2f} {:>11.2f} {:>8} {:>8} {:>9} {:>8} {:>10.1f} {:>9.0f} {:>8.0f}{}\n", c,
+               all.size(), static_cast<double>(all.size()) / wall, pct(all, 0.5), pct(all, 0.99),
                forwards ? static_cast<double>(batched) / static_cast<double>(forwards) : 0.0,
+               after.graph_replays - before.graph_replays, after.graph_captures - before.graph_captures,
+               after.graph_evictions - before.graph_evictions, after.eager_forwards - before.eager_forwards,
+               (after.capture_seconds - before.capture_seconds) * 1e3, rss_mib(),
+               static_cast<double>(sched.backend_info().device_memory_used) / (1024.0 * 1024.0),
                errors ? fmt::format("  ({} errors)", errors.load()) : "");
   }
   srv.stop();

@@ -178,6 +178,9 @@ Registration reg("bench", "Time the forward pass on synthetic rows of given shap
       ->capture_default_str();
   sub.add_option("--graph-cache-bytes", a->backend.graph_cache_bytes, "cuda: graph cache budget in bytes")
       ->capture_default_str();
+  sub.add_option("--graph-admit-after", a->backend.graph_admit_after,
+                 "cuda: capture a shape's graph at its Nth cache miss")
+      ->capture_default_str();
   return [a] { return run_bench(*a); };
 });
 

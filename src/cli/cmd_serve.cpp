@@ -70,6 +70,9 @@ struct ServeArgs {
   std::string execution = "graph";
   std::string precision = "auto";
   std::string warmup_shapes = "auto";
+  int64_t graph_cache_shapes = engine::BackendOptions{}.graph_cache_shapes;
+  int64_t graph_cache_bytes = engine::BackendOptions{}.graph_cache_bytes;
+  int64_t graph_admit_after = engine::BackendOptions{}.graph_admit_after;
   int64_t fault_forward = 0;
   int fault_delay_ms = 0;
 };
@@ -158,6 +161,9 @@ int run_serve(const ServeArgs& a, bool backend_given) {
   bo.execution = a.execution;
   bo.precision = a.precision;
   bo.warmup_shapes = a.warmup_shapes;
+  bo.graph_cache_shapes = a.graph_cache_shapes;
+  bo.graph_cache_bytes = a.graph_cache_bytes;
+  bo.graph_admit_after = a.graph_admit_after;
   bo.max_rows = a.max_batch_rows;  // the CUDA engine's workspace takes the batches the executor forms
   apply_device(a.device, bo, backend_given);
   LAYA_REQUIRE(has_backend(bo.backend), ErrorKind::bad_request, "backend '{}' is not in this binary", bo.backend);
@@ -330,6 +336,20 @@ Registration reg("serve", "Serve the official laya-serve HTTP API (POST /v1/syst
   app.add_option("--warmup-shapes", a->warmup_shapes,
                  "cuda: start-up warm-up: auto (one forward per bucket size), none, or shapes to capture, e.g. 1x48,4x64")
       ->envname("LAYA_WARMUP_SHAPES")
+      ->capture_default_str();
+  app.add_option("--graph-cache-shapes", a->graph_cache_shapes,
+                 "cuda: CUDA Graphs kept, one per batch shape bucket, least recently used dropped first (0: no graphs)")
+      ->envname("LAYA_GRAPH_CACHE_SHAPES")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--graph-cache-bytes", a->graph_cache_bytes, "cuda: the graph cache's budget in bytes (0: no graphs)")
+      ->envname("LAYA_GRAPH_CACHE_BYTES")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--graph-admit-after", a->graph_admit_after,
+                 "cuda: capture a shape's graph at its Nth cache miss; the misses before run eagerly")
+      ->envname("LAYA_GRAPH_ADMIT_AFTER")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   // Test-only fault injection (hidden from --help).
   app.add_option("--fault-inject-forward", a->fault_forward, "")->envname("LAYA_FAULT_INJECT_FORWARD")->group("");

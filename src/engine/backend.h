@@ -21,6 +21,7 @@ struct BackendOptions {
   std::string execution = "graph";   // cuda: "eager" | "graph" (CUDA Graphs per shape bucket)
   int64_t graph_cache_shapes = 64;   // cuda: graph cache budget in shapes (0 disables the cache)
   int64_t graph_cache_bytes = int64_t{1} << 30;  // cuda: graph cache budget in bytes
+  int64_t graph_admit_after = 1;     // cuda: a shape's graph is captured at its Nth cache miss (eager before)
   int32_t max_rows = 64;             // cuda: rows one forward takes (its workspace is sized for them)
   // cuda: shapes to run (and capture) at start-up, e.g. "1x48,4x64"; "auto": one eager forward per
   // bucket size, so that no first request of a size pays for loading its kernels (serve's default);
@@ -50,6 +51,19 @@ struct BatchCapacity {
   }
 };
 
+// How a backend's forwards ran, counted over its life. Only backends that run CUDA Graphs fill it
+// (graphs = true); the server exports it on /metrics (docs/server.md).
+struct BackendCounters {
+  bool graphs = false;            // the backend runs forwards as cached CUDA Graphs
+  int64_t graph_replays = 0;      // forwards that replayed a cached graph
+  int64_t graph_captures = 0;     // graphs captured (each one a cache miss that was admitted)
+  int64_t capture_failures = 0;   // captures that failed (that forward ran eagerly)
+  int64_t graph_evictions = 0;    // cached graphs dropped to stay within the cache's budgets
+  int64_t eager_forwards = 0;     // forwards run without a graph (cache misses not admitted, warm-up)
+  double capture_seconds = 0;     // host time spent capturing and instantiating graphs
+  int64_t cached_graphs = 0;      // graphs held now (a level, not a count of events)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -63,6 +77,8 @@ class Backend {
   // Device time of the last forward in milliseconds (CUDA events), or a negative value where the
   // backend has no separate device clock (CPU).
   virtual double last_device_ms() const { return -1.0; }
+  // How the forwards so far ran (see BackendCounters). One caller at a time, like forward().
+  virtual BackendCounters counters() const { return {}; }
 };
 
 }  // namespace laya::engine

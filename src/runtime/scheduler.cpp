@@ -138,6 +138,26 @@ engine::BatchCapacity Scheduler::backend_capacity() const {
   return capacity_;
 }
 
+engine::BackendCounters Scheduler::backend_counters() const {
+  std::lock_guard lock(mu_);
+  return counters_;
+}
+
+void Scheduler::publish_counters() {
+  const engine::BackendCounters now = backend_->counters();
+  engine::BackendCounters sum = counters_base_;
+  sum.graphs = sum.graphs || now.graphs;
+  sum.graph_replays += now.graph_replays;
+  sum.graph_captures += now.graph_captures;
+  sum.capture_failures += now.capture_failures;
+  sum.graph_evictions += now.graph_evictions;
+  sum.eager_forwards += now.eager_forwards;
+  sum.capture_seconds += now.capture_seconds;
+  sum.cached_graphs = now.cached_graphs;
+  std::lock_guard lock(mu_);
+  counters_ = sum;
+}
+
 engine::BatchCapacity Scheduler::batch_limits() const {
   return {std::min(opt_.max_batch_rows, capacity_.max_rows), std::min(opt_.max_batch_tokens, capacity_.max_tokens),
           capacity_.max_markers};
@@ -172,6 +192,7 @@ bool Scheduler::create_backend() {
       auto info = b->info();
       const engine::BatchCapacity cap = b->capacity();
       backend_ = std::move(b);
+      publish_counters();  // the warm-up's forwards
       std::lock_guard lock(mu_);
       info_ = std::move(info);
       capacity_ = cap;
@@ -340,6 +361,7 @@ void Scheduler::run_batch(std::vector<Entry>& entries) {
   const auto end = Clock::now();
   stats.inference_ms = ms_between(start, end);
   stats.failed = !ok;
+  publish_counters();  // before any job hears of this forward
   if (opt_.on_batch) opt_.on_batch(stats);
 
   size_t marker_pos = 0, row_pos = 0;
@@ -394,6 +416,8 @@ void Scheduler::run_batch(std::vector<Entry>& entries) {
     std::lock_guard lock(mu_);
     last_error_ = error;
     if (state_.load() == State::ready) state_ = State::recovering;
+    counters_.cached_graphs = 0;  // the graphs go with the backend; the counts carry over
+    counters_base_ = counters_;
   }
   backend_.reset();
   recoveries_.fetch_add(1);

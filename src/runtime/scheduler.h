@@ -133,6 +133,9 @@ class Scheduler {
   engine::BackendInfo backend_info() const;
   // What one forward of the current backend takes (Backend::capacity). Safe from any thread.
   engine::BatchCapacity backend_capacity() const;
+  // How the forwards ran (Backend::counters), summed over every backend this scheduler built
+  // (rebuilds after failures included), refreshed after each forward. Safe from any thread.
+  engine::BackendCounters backend_counters() const;
 
  private:
   friend class Ticket;
@@ -146,6 +149,7 @@ class Scheduler {
   engine::BatchCapacity batch_limits() const;  // mu_ held: the options' rows and tokens within capacity_
   void poll_for_work(uint64_t seen);  // executor thread, mu_ not held
   void run_batch(std::vector<Entry>& entries);
+  void publish_counters();  // executor thread: counters_ = counters_base_ + the backend's
   void fail_all_queued(Outcome::Status status);
   static void finish(Entry& e, Outcome::Status status);
 
@@ -153,6 +157,7 @@ class Scheduler {
   SchedulerOptions opt_;
   std::unique_ptr<engine::Backend> backend_;  // executor thread only
   Clock::time_point info_refreshed_{};          // executor thread only
+  engine::BackendCounters counters_base_;       // executor thread only: of the backends dropped so far
 
   mutable std::mutex mu_;
   std::condition_variable cv_;       // executor wake-ups
@@ -165,6 +170,7 @@ class Scheduler {
   std::string last_error_;
   engine::BackendInfo info_;
   engine::BatchCapacity capacity_;  // the current backend's (Backend::capacity)
+  engine::BackendCounters counters_;
 
   // Bumped (under mu_) by submit and stop: lets the executor poll for work without the lock.
   std::atomic<uint64_t> kicks_{0};

@@ -113,7 +113,6 @@ struct HttpServer::Impl {
   const runtime::Pipeline& pipeline;
   runtime::WorkerPool& pool;
   Metrics& metrics;
-  MetricHooks hooks;
   net::io_context ioc;
   std::optional<tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
@@ -127,8 +126,8 @@ struct HttpServer::Impl {
   std::condition_variable park_cv;
 
   Impl(HttpServer& o, ServerOptions op, runtime::Scheduler& s, const runtime::Pipeline& p, runtime::WorkerPool& w,
-       Metrics& m, MetricHooks h)
-      : owner(o), opt(std::move(op)), scheduler(s), pipeline(p), pool(w), metrics(m), hooks(std::move(h)),
+       Metrics& m)
+      : owner(o), opt(std::move(op)), scheduler(s), pipeline(p), pool(w), metrics(m),
         ioc(std::max(1, opt.io_threads)) {
     opt.busy_poll = std::clamp(opt.busy_poll, std::chrono::microseconds{0}, runtime::kMaxBusyPoll);
   }
@@ -287,7 +286,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (route == "/info") return reply_json(200, info_body());
     if (route == "/metrics") {
-      auto res = make_response(200, srv_.metrics.scrape(&srv_.scheduler, srv_.hooks));
+      auto res = make_response(200, srv_.metrics.scrape(&srv_.scheduler));
       res->set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
       return write(std::move(res));
     }
@@ -660,8 +659,8 @@ void HttpServer::Impl::poll_while_wanted(Clock::time_point& last_event) {
 }
 
 HttpServer::HttpServer(ServerOptions options, runtime::Scheduler& scheduler, const runtime::Pipeline& pipeline,
-                       runtime::WorkerPool& pool, Metrics& metrics, MetricHooks hooks)
-    : impl_(std::make_unique<Impl>(*this, std::move(options), scheduler, pipeline, pool, metrics, std::move(hooks))) {
+                       runtime::WorkerPool& pool, Metrics& metrics)
+    : impl_(std::make_unique<Impl>(*this, std::move(options), scheduler, pipeline, pool, metrics)) {
   impl_->metrics.set_build_info({{"version", LAYA_VERSION}});
 }
 

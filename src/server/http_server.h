@@ -54,7 +54,7 @@ struct ServerOptions {
 class HttpServer {
  public:
   HttpServer(ServerOptions options, runtime::Scheduler& scheduler, const runtime::Pipeline& pipeline,
-             runtime::WorkerPool& pool, Metrics& metrics, MetricHooks hooks = {});
+             runtime::WorkerPool& pool, Metrics& metrics);
   ~HttpServer();  // stop()
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

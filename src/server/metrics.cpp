@@ -74,8 +74,6 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                         .Help("Device (GPU) memory held by the backend")
                         .Register(*registry_)
                         .Add({});
-  graph_hits_ = nullptr;
-  graph_misses_ = nullptr;
   build_info_ = &BuildGauge().Name("laya_build_info").Help("Version, backend and model (value 1)").Register(*registry_);
 }
 
@@ -102,35 +100,46 @@ void Metrics::observe_batch(const runtime::BatchStats& s) {
 
 void Metrics::count_dropped(const std::string& reason) { dropped_->Add({{"reason", reason}}).Increment(); }
 
-std::string Metrics::scrape(const runtime::Scheduler* scheduler, const MetricHooks& hooks) {
+std::string Metrics::scrape(const runtime::Scheduler* scheduler) {
   std::lock_guard lock(scrape_mu_);
   if (scheduler) {
     queue_depth_->Set(static_cast<double>(scheduler->queue_depth()));
     pending_->Set(static_cast<double>(scheduler->pending()));
     ready_->Set(scheduler->ready() ? 1 : 0);
     recoveries_->Set(static_cast<double>(scheduler->recoveries()));
-    device_memory_->Set(static_cast<double>(hooks.device_memory_used ? hooks.device_memory_used()
-                                                                      : scheduler->backend_info().device_memory_used));
+    device_memory_->Set(static_cast<double>(scheduler->backend_info().device_memory_used));
+    const engine::BackendCounters c = scheduler->backend_counters();
+    if (c.graphs) export_graph_counters(c);
   }
-  if (hooks.graph_cache_hits && !graph_hits_) {
-    graph_hits_ = &prometheus::BuildGauge()
-                       .Name("laya_graph_cache_hits")
-                       .Help("CUDA graph cache hits reported by the backend")
-                       .Register(*registry_)
-                       .Add({});
-  }
-  if (hooks.graph_cache_misses && !graph_misses_) {
-    graph_misses_ = &prometheus::BuildGauge()
-                         .Name("laya_graph_cache_misses")
-                         .Help("CUDA graph cache misses reported by the backend")
-                         .Register(*registry_)
-                         .Add({});
-  }
-  if (graph_hits_) graph_hits_->Set(static_cast<double>(hooks.graph_cache_hits()));
-  if (graph_misses_) graph_misses_->Set(static_cast<double>(hooks.graph_cache_misses()));
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, registry_->Collect());
   return out.str();
+}
+
+void Metrics::export_graph_counters(const engine::BackendCounters& c) {
+  using namespace prometheus;
+  if (!graph_) {
+    auto counter = [&](const char* name, const char* help) {
+      return &BuildCounter().Name(name).Help(help).Register(*registry_).Add({});
+    };
+    graph_ = std::make_unique<GraphMetrics>(GraphMetrics{
+        counter("laya_graph_replays_total", "Forwards that replayed a cached CUDA Graph"),
+        counter("laya_graph_captures_total", "CUDA Graphs captured (cache misses admitted to the cache)"),
+        counter("laya_graph_capture_failures_total", "CUDA Graph captures that failed (the forward ran eagerly)"),
+        counter("laya_graph_evictions_total", "Cached CUDA Graphs dropped to stay within the cache's budgets"),
+        counter("laya_eager_forwards_total", "Forwards run without a CUDA Graph (start-up warm-up included)"),
+        counter("laya_graph_capture_seconds_total", "Host time spent capturing and instantiating CUDA Graphs"),
+        &BuildGauge().Name("laya_graph_cached").Help("CUDA Graphs held in the cache").Register(*registry_).Add({})});
+  }
+  // The scheduler's counts only grow (they carry over backend rebuilds): add what is new.
+  graph_->replays->Increment(static_cast<double>(c.graph_replays - exported_.graph_replays));
+  graph_->captures->Increment(static_cast<double>(c.graph_captures - exported_.graph_captures));
+  graph_->capture_failures->Increment(static_cast<double>(c.capture_failures - exported_.capture_failures));
+  graph_->evictions->Increment(static_cast<double>(c.graph_evictions - exported_.graph_evictions));
+  graph_->eager->Increment(static_cast<double>(c.eager_forwards - exported_.eager_forwards));
+  graph_->capture_seconds->Increment(c.capture_seconds - exported_.capture_seconds);
+  graph_->cached->Set(static_cast<double>(c.cached_graphs));
+  exported_ = c;
 }
 
 }  // namespace laya::server

@@ -9,7 +9,6 @@
 #include <prometheus/registry.h>
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <memory>
@@ -18,13 +17,6 @@
 #include "runtime/scheduler.h"
 
 namespace laya::server {
-
-// Optional sources a backend may offer; unset ones are not exported.
-struct MetricHooks {
-  std::function<int64_t()> graph_cache_hits;
-  std::function<int64_t()> graph_cache_misses;
-  std::function<int64_t()> device_memory_used;  // bytes; default: the backend info's figure
-};
 
 class Metrics {
  public:
@@ -36,8 +28,8 @@ class Metrics {
   void count_dropped(const std::string& reason);  // overloaded, deadline, cancelled, disconnected
   void add_inflight(int delta) { inflight_->Increment(delta); }
 
-  // Text exposition; samples the scheduler gauges and hooks at scrape time.
-  std::string scrape(const runtime::Scheduler* scheduler, const MetricHooks& hooks);
+  // Text exposition; samples the scheduler's gauges and the backend's counters at scrape time.
+  std::string scrape(const runtime::Scheduler* scheduler);
   void set_build_info(const std::map<std::string, std::string>& labels);
 
  private:
@@ -60,8 +52,19 @@ class Metrics {
   prometheus::Gauge* ready_;
   prometheus::Gauge* recoveries_;
   prometheus::Gauge* device_memory_;
-  prometheus::Gauge* graph_hits_;
-  prometheus::Gauge* graph_misses_;
+  // The CUDA Graph families: registered at the first scrape that finds a backend running graphs.
+  void export_graph_counters(const engine::BackendCounters& c);
+  struct GraphMetrics {
+    prometheus::Counter* replays;
+    prometheus::Counter* captures;
+    prometheus::Counter* capture_failures;
+    prometheus::Counter* evictions;
+    prometheus::Counter* eager;
+    prometheus::Counter* capture_seconds;
+    prometheus::Gauge* cached;
+  };
+  std::unique_ptr<GraphMetrics> graph_;
+  engine::BackendCounters exported_;  // what the counters hold (their last values)
   prometheus::Family<prometheus::Gauge>* build_info_;
 };
 

@@ -767,6 +767,38 @@ TEST(CudaEngine, FailedCaptureCleansUpAndLeavesTheCacheValid) {
   expect_same(ra, e->forward(A), "A again");
 }
 
+// graph_admit_after = 2: a shape's first miss runs eagerly, its second captures, then it replays
+// (bitwise the same answers each time); a listed warm-up shape is captured at start-up all the
+// same. The counters the server exports follow.
+TEST(CudaEngine, AdmissionCapturesAtTheSecondMiss) {
+  LAYA_REQUIRE_GPU();
+  auto o = cuda_options();
+  o.graph_admit_after = 2;
+  auto e = make_cuda_engine(tiny(), o);
+  const auto A = batch_of(5, 2, 30, 40);
+  const auto first = e->forward(A);
+  EXPECT_EQ(e->stats().eager_runs, 1);
+  EXPECT_EQ(e->stats().graph_captures, 0);
+  EXPECT_TRUE(e->cached_buckets().empty());
+  expect_same(first, e->forward(A), "second miss: captured");
+  EXPECT_EQ(e->stats().graph_captures, 1);
+  expect_same(first, e->forward(A), "replay");
+  const engine::BackendCounters k = e->counters();
+  EXPECT_TRUE(k.graphs);
+  EXPECT_EQ(k.eager_forwards, 1);
+  EXPECT_EQ(k.graph_captures, 1);
+  EXPECT_EQ(k.graph_replays, 1);
+  EXPECT_EQ(k.cached_graphs, 1);
+  EXPECT_GT(k.capture_seconds, 0.0);
+  auto w = cuda_options();
+  w.graph_admit_after = 3;
+  w.warmup_shapes = "2x16";
+  auto warmed = make_cuda_engine(tiny(), w);
+  EXPECT_EQ(warmed->stats().graph_captures, 1);
+  EXPECT_EQ(warmed->stats().eager_runs, 2);
+  EXPECT_FALSE(make_cuda_engine(tiny(), cuda_options("eager"))->counters().graphs);
+}
+
 TEST(CudaEngine, ValidationBeforeTheGpuIsTouched) {
   LAYA_REQUIRE_GPU();
   auto o = cuda_options();

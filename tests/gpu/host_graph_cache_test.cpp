@@ -1,5 +1,5 @@
 // Graph-cache bookkeeping (host-side, runs without a GPU): LRU order, count and byte eviction
-// before allocation, exact budget, oversized and disabled shapes.
+// before allocation, exact budget, oversized and disabled shapes, admission at the Nth miss.
 #include <gtest/gtest.h>
 
 #include "backends/cuda/graph_cache.h"
@@ -14,6 +14,7 @@ Bucket B(int32_t t) { return Bucket{t, 1, 8}; }
 GraphCacheBook::Action admit(GraphCacheBook& book, const Bucket& b, int64_t bytes) {
   const auto plan = book.plan(b, bytes);
   if (plan.action == GraphCacheBook::Action::hit) book.touch(b);
+  if (plan.action == GraphCacheBook::Action::defer) book.note_miss(b);
   if (plan.action == GraphCacheBook::Action::capture) {
     for (const auto& v : plan.evict) book.erase(v);
     book.insert(b, bytes);
@@ -83,6 +84,42 @@ TEST(CudaGraphCache, FailedCaptureLeavesTheBookValid) {
   EXPECT_EQ(book.bytes(), 0);
   EXPECT_EQ(book.plan(B(32), 100).action, GraphCacheBook::Action::capture);
   EXPECT_TRUE(book.plan(B(32), 100).evict.empty());
+}
+
+TEST(CudaGraphCache, AdmissionCapturesAShapeAtItsNthMissOnly) {
+  GraphCacheBook book(2, 1 << 20, 3);
+  admit(book, B(16), 100);
+  admit(book, B(32), 100);
+  EXPECT_EQ(book.size(), 0);  // nothing admitted yet: no eviction either
+  EXPECT_EQ(admit(book, B(16), 100), GraphCacheBook::Action::defer);
+  EXPECT_EQ(admit(book, B(16), 100), GraphCacheBook::Action::capture);  // the third miss
+  EXPECT_EQ(admit(book, B(16), 100), GraphCacheBook::Action::hit);
+  // A shape met once does not evict the recurring ones.
+  admit(book, B(32), 100);
+  EXPECT_EQ(admit(book, B(32), 100), GraphCacheBook::Action::capture);
+  EXPECT_EQ(admit(book, B(48), 100), GraphCacheBook::Action::defer);
+  EXPECT_EQ(book.lru_order(), (std::vector<Bucket>{B(16), B(32)}));
+  // An evicted shape starts counting its misses again.
+  admit(book, B(48), 100);
+  ASSERT_EQ(admit(book, B(48), 100), GraphCacheBook::Action::capture);
+  EXPECT_FALSE(book.contains(B(16)));
+  EXPECT_EQ(admit(book, B(16), 100), GraphCacheBook::Action::defer);
+  // Admission after 1 miss is the plain cache; a disabled or oversized shape is never deferred.
+  EXPECT_EQ(GraphCacheBook(2, 100, 1).plan(B(16), 100).action, GraphCacheBook::Action::capture);
+  EXPECT_EQ(GraphCacheBook(0, 100, 3).plan(B(16), 100).action, GraphCacheBook::Action::eager);
+  EXPECT_EQ(GraphCacheBook(2, 100, 3).plan(B(16), 101).action, GraphCacheBook::Action::eager);
+  EXPECT_THROW(GraphCacheBook(2, 100, 0), Error);
+}
+
+TEST(CudaGraphCache, MissCountsAreBounded) {
+  GraphCacheBook book(4, 1 << 20, 2);
+  for (int32_t t = 1; t <= static_cast<int32_t>(GraphCacheBook::kMissMemory); ++t)
+    ASSERT_EQ(admit(book, B(t), 1), GraphCacheBook::Action::defer);
+  // At the bound a new shape's miss makes the book forget the others' misses.
+  EXPECT_EQ(admit(book, B(100000), 1), GraphCacheBook::Action::defer);
+  EXPECT_EQ(admit(book, B(1), 1), GraphCacheBook::Action::defer);  // forgotten: counts again
+  EXPECT_EQ(admit(book, B(1), 1), GraphCacheBook::Action::capture);
+  EXPECT_EQ(admit(book, B(100000), 1), GraphCacheBook::Action::capture);  // remembered since
 }
 
 TEST(CudaGraphCache, InsertBeyondBudgetIsAnInternalError) {

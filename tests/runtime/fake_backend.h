@@ -27,6 +27,9 @@ struct FakeBackendControl {
   // too_large, as the CUDA engine does.
   engine::BatchCapacity capacity;
   std::atomic<int> max_tokens_seen{0};
+  // When set (before the scheduler starts), counters() reports a graph-running backend: each
+  // instance captured one graph (0.25 s) at creation and replayed it in each of its forwards.
+  bool graph_counters = false;
 };
 
 class FakeBackend : public engine::Backend {
@@ -40,6 +43,7 @@ class FakeBackend : public engine::Backend {
                  "fake backend: {} rows / {} tokens / {} markers exceed its capacity", b.rows(), b.tokens(),
                  b.total_markers());
     c_->forwards++;
+    ++own_forwards_;
     raise_to(c_->max_rows_seen, b.rows());
     raise_to(c_->max_tokens_seen, b.tokens());
     engine::ForwardResult r;
@@ -55,6 +59,16 @@ class FakeBackend : public engine::Backend {
   }
   engine::BackendInfo info() const override { return {"fake", "test", "fp32", 0, 0}; }
   engine::BatchCapacity capacity() const override { return c_->capacity; }
+  engine::BackendCounters counters() const override {
+    engine::BackendCounters k;
+    if (!c_->graph_counters) return k;
+    k.graphs = true;
+    k.graph_captures = 1;
+    k.capture_seconds = 0.25;
+    k.graph_replays = own_forwards_;
+    k.cached_graphs = 1;
+    return k;
+  }
 
  private:
   static void raise_to(std::atomic<int>& max, int v) {
@@ -63,6 +77,7 @@ class FakeBackend : public engine::Backend {
     }
   }
   std::shared_ptr<FakeBackendControl> c_;
+  int64_t own_forwards_ = 0;
 };
 
 inline std::function<std::unique_ptr<engine::Backend>()> fake_factory(std::shared_ptr<FakeBackendControl> c) {

@@ -227,6 +227,28 @@ TEST(Scheduler, InjectedFaultFailsOnlyThatBatchThenRecovers) {
   EXPECT_TRUE(s.ready());
 }
 
+// What the backend counts (graph replays, captures) is summed over the backends the scheduler
+// built: a rebuild after a failure does not reset /metrics' counters; the cached-graph level is the
+// current backend's.
+TEST(Scheduler, BackendCountersCarryOverARebuild) {
+  auto c = std::make_shared<FakeBackendControl>();
+  c->graph_counters = true;
+  SchedulerOptions opt;
+  opt.fault_forward = 3;  // forwards 1-2 on the first backend, 3 fails before it, 4-5 on the second
+  Scheduler s(fake_factory(c), opt);
+  EXPECT_FALSE(s.backend_counters().graphs);  // nothing built yet
+  s.start();
+  EXPECT_TRUE(s.backend_counters().graphs);
+  EXPECT_EQ(s.backend_counters().graph_captures, 1);
+  for (int i = 0; i < 5; ++i) (void)submit(s, make_batch(1, 3, 0)).get();
+  EXPECT_EQ(c->created.load(), 2);
+  const engine::BackendCounters k = s.backend_counters();
+  EXPECT_EQ(k.graph_replays, 4);
+  EXPECT_EQ(k.graph_captures, 2);
+  EXPECT_DOUBLE_EQ(k.capture_seconds, 0.5);
+  EXPECT_EQ(k.cached_graphs, 1);
+}
+
 TEST(Scheduler, GivesUpAfterBoundedRecoveryAttempts) {
   auto c = std::make_shared<FakeBackendControl>();
   SchedulerOptions opt;

@@ -64,7 +64,9 @@ struct Harness {
   std::unique_ptr<runtime::Scheduler> scheduler;
   std::unique_ptr<HttpServer> server;
 
-  explicit Harness(ServerOptions so = {}, runtime::SchedulerOptions ro = {}, engine::BatchCapacity capacity = {}) {
+  explicit Harness(ServerOptions so = {}, runtime::SchedulerOptions ro = {}, engine::BatchCapacity capacity = {},
+                   std::shared_ptr<test::FakeBackendControl> c = nullptr) {
+    if (c) control = std::move(c);
     control->capacity = capacity;
     ro.on_batch = [this](const runtime::BatchStats& s) { metrics.observe_batch(s); };
     scheduler = std::make_unique<runtime::Scheduler>(test::fake_factory(control), ro);
@@ -147,6 +149,30 @@ TEST(Server, HealthReadyInfoMetrics) {
   EXPECT_NE(m.body.find("laya_batch_rows_count 1"), std::string::npos);
   EXPECT_NE(m.body.find("laya_queue_depth 0"), std::string::npos);
   EXPECT_NE(m.body.find("laya_ready 1"), std::string::npos);
+  EXPECT_EQ(m.body.find("laya_graph_"), std::string::npos) << "a backend without graphs exports no graph counters";
+}
+
+// A backend that runs CUDA Graphs has its counters on /metrics, carried over a rebuild.
+TEST(Server, MetricsExportTheBackendsGraphCounters) {
+  runtime::SchedulerOptions ro;
+  ro.fault_forward = 2;
+  std::shared_ptr<test::FakeBackendControl> control = std::make_shared<test::FakeBackendControl>();
+  control->graph_counters = true;
+  Harness h({}, ro, {}, control);
+  EXPECT_EQ(http_post(h.port(), "/v1/systemone", req(1)).status, 200);
+  auto m = http_get(h.port(), "/metrics").body;
+  EXPECT_NE(m.find("laya_graph_replays_total 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("laya_graph_captures_total 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("laya_graph_capture_seconds_total 0.25\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("laya_graph_cached 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("laya_graph_evictions_total 0\n"), std::string::npos) << m;
+  EXPECT_EQ(http_post(h.port(), "/v1/systemone", req(1)).status, 500);  // the injected fault: a rebuild
+  EXPECT_EQ(http_post(h.port(), "/v1/systemone", req(1)).status, 200);
+  m = http_get(h.port(), "/metrics").body;
+  EXPECT_NE(m.find("laya_graph_replays_total 2\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("laya_graph_captures_total 2\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("laya_graph_capture_seconds_total 0.5\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("laya_graph_cached 1\n"), std::string::npos) << m;
 }
 
 TEST(Server, DecisionAnswersWithTimingAndIdHeaders) {

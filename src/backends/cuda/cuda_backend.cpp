@@ -219,6 +219,18 @@ class CudaBackendImpl final : public CudaEngine {
     s.cached_bytes = book_.bytes();
     return s;
   }
+  engine::BackendCounters counters() const override {
+    engine::BackendCounters c;
+    c.graphs = graphs_;
+    c.graph_replays = stats_.graph_replays;
+    c.graph_captures = stats_.graph_captures;
+    c.capture_failures = stats_.capture_failures;
+    c.graph_evictions = stats_.evictions;
+    c.eager_forwards = stats_.eager_runs;
+    c.capture_seconds = stats_.capture_ms / 1e3;
+    c.cached_graphs = book_.size();
+    return c;
+  }
   std::vector<Bucket> cached_buckets() const override { return book_.lru_order(); }
   Bucket bucket_for(const engine::Batch& b) const override {
     return choose_bucket(b.tokens(), b.rows(), b.total_markers(), limits_);
@@ -307,7 +319,7 @@ class CudaBackendImpl final : public CudaEngine {
 };
 
 CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engine::BackendOptions& options)
-    : book_(options.graph_cache_shapes, options.graph_cache_bytes) {
+    : book_(options.graph_cache_shapes, options.graph_cache_bytes, options.graph_admit_after) {
   const auto& cfg = ckpt.config();
   // 1. Options and model dims the kernels support — nothing touches the GPU before these pass.
   LAYA_REQUIRE(options.execution == "eager" || options.execution == "graph", ErrorKind::bad_request,
@@ -545,7 +557,8 @@ void CudaBackendImpl::warm(const std::string& shapes) {
                  ErrorKind::bad_request, "warm-up shape {}x{} exceeds the engine's limits", rows, len);
     engine::Batch b;
     for (int32_t r = 0; r < rows; ++r) add_warmup_row(b, len);
-    forward(b, nullptr);
+    // A listed shape is captured now: its misses before admission run first (eager).
+    for (int64_t i = 0; i < (graphs_ ? book_.admit_after() : 1); ++i) forward(b, nullptr);
   }
 }
 
@@ -969,6 +982,12 @@ void CudaBackendImpl::run_eager(const Bucket& b, const StagingLayout& l, DumpCtx
 }
 
 bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec) {
+  const auto t0 = std::chrono::steady_clock::now();
+  struct AddTime {  // on every way out, failures and exceptions included
+    double& ms;
+    std::chrono::steady_clock::time_point t0;
+    ~AddTime() { ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); }
+  } add_time{stats_.capture_ms, t0};
   if (gemm_->tunes(std::max(b.tokens, b.markers))) {  // timed on eager calls only: pick them before capturing
     record(b, l, nullptr);
     LAYA_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -1044,6 +1063,8 @@ engine::ForwardResult CudaBackendImpl::forward(const engine::Batch& batch, engin
           graphs_by_bucket_[b] = exec;
           book_.insert(b, graph_cost_);
         }
+      } else if (plan.action == GraphCacheBook::Action::defer) {
+        book_.note_miss(b);
       }
       LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
       if (exec != nullptr) {

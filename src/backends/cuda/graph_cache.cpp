@@ -4,10 +4,12 @@
 
 namespace laya::cuda {
 
-GraphCacheBook::GraphCacheBook(int64_t max_shapes, int64_t max_bytes)
-    : max_shapes_(max_shapes), max_bytes_(max_bytes) {
+GraphCacheBook::GraphCacheBook(int64_t max_shapes, int64_t max_bytes, int64_t admit_after)
+    : max_shapes_(max_shapes), max_bytes_(max_bytes), admit_after_(admit_after) {
   LAYA_REQUIRE(max_shapes >= 0 && max_bytes >= 0, ErrorKind::bad_request,
                "graph cache budgets must be >= 0 (shapes {}, bytes {})", max_shapes, max_bytes);
+  LAYA_REQUIRE(admit_after >= 1, ErrorKind::bad_request, "graph cache admission must be >= 1 miss (got {})",
+               admit_after);
 }
 
 GraphCacheBook::Plan GraphCacheBook::plan(const Bucket& bucket, int64_t bytes) const {
@@ -17,6 +19,11 @@ GraphCacheBook::Plan GraphCacheBook::plan(const Bucket& bucket, int64_t bytes) c
     return p;
   }
   if (!enabled() || bytes > max_bytes_) return p;  // eager
+  const auto seen = misses_.find(bucket);
+  if ((seen == misses_.end() ? 0 : seen->second) + 1 < admit_after_) {
+    p.action = Action::defer;
+    return p;
+  }
   p.action = Action::capture;
   int64_t n = size();
   int64_t b = bytes_;
@@ -39,6 +46,7 @@ void GraphCacheBook::insert(const Bucket& bucket, int64_t bytes) {
   LAYA_ASSERT(size() + 1 <= max_shapes_ && bytes_ + bytes <= max_bytes_,
               "insert of {} ({} bytes) breaks the budget ({} shapes / {} bytes in use)", bucket.to_string(), bytes,
               size(), bytes_);
+  misses_.erase(bucket);
   lru_.push_back(Entry{bucket, bytes});
   index_[bucket] = std::prev(lru_.end());
   bytes_ += bytes;
@@ -52,7 +60,13 @@ void GraphCacheBook::erase(const Bucket& bucket) {
   index_.erase(it);
 }
 
+void GraphCacheBook::note_miss(const Bucket& bucket) {
+  if (misses_.size() >= kMissMemory && misses_.count(bucket) == 0) misses_.clear();
+  ++misses_[bucket];
+}
+
 void GraphCacheBook::clear() {
+  misses_.clear();
   lru_.clear();
   index_.clear();
   bytes_ = 0;
