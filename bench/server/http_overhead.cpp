@@ -4,7 +4,8 @@
 //                   [--concurrency 1,8,64] [--seconds S] [--null-backend 1]
 //                   [--null-backend-us 0,300,1000] [--null-wait spin|sleep]
 //                   [--busy-poll-us N] [--io-threads N] [--max-batch-rows N] [--warmup-shapes auto]
-//                   [--graph-cache-shapes N] [--graph-admit-after N] [--mix 1]
+//                   [--graph-cache-shapes N] [--graph-admit-after N]
+//                   [--graph-max-tokens N] [--mix 1]
 //
 // 1. In-process: ModelPipeline::prepare + Backend::forward + render for a small request, timed
 //    N times on one thread (what `decide` does per line).
@@ -22,7 +23,8 @@
 // forward (default 64, as serve; the CUDA engine is sized for them, as serve does);
 // --warmup-shapes: the CUDA engine's start-up warm-up (default none here; serve's is auto);
 // --graph-cache-shapes N: the CUDA engine's graph cache budget in shapes (default 64, as serve);
-// --graph-admit-after N: its admission (a shape is captured at its Nth miss; default as serve).
+// --graph-admit-after N: its admission (a shape is captured at its Nth miss; default as serve);
+// --graph-max-tokens N: buckets of more tokens run without a graph (default as serve).
 // --mix 1: in 3., each client cycles through 12 requests of 1-4 questions over states of 10-400
 // words (mixed traffic: batches of many shapes) instead of repeating the small request.
 // After each closed-loop row: what the backend counted meanwhile (graph replays, captures,
@@ -165,6 +167,7 @@ int run(int argc, char** argv) {
   int threads = 1, n = 2000, io_threads = 2, max_batch_rows = 64;
   int64_t graph_cache_shapes = laya::engine::BackendOptions{}.graph_cache_shapes;
   int64_t graph_admit_after = laya::engine::BackendOptions{}.graph_admit_after;
+  int64_t graph_max_tokens = laya::engine::BackendOptions{}.graph_max_tokens;
   bool mix = false;
   std::string warmup_shapes;
   int64_t busy_poll_us = 0, io_poll_us = -1, executor_poll_us = -1;  // -1: busy_poll_us
@@ -187,6 +190,7 @@ int run(int argc, char** argv) {
     else if (k == "--warmup-shapes") warmup_shapes = v;
     else if (k == "--graph-cache-shapes") graph_cache_shapes = std::stoll(v);
     else if (k == "--graph-admit-after") graph_admit_after = std::stoll(v);
+    else if (k == "--graph-max-tokens") graph_max_tokens = std::stoll(v);
     else if (k == "--mix") mix = v == "1";
     else if (k == "--null-backend") null_backend = v == "1";
     else if (k == "--null-backend-us") {
@@ -214,6 +218,7 @@ int run(int argc, char** argv) {
   bo.warmup_shapes = warmup_shapes;
   bo.graph_cache_shapes = graph_cache_shapes;
   bo.graph_admit_after = graph_admit_after;
+  bo.graph_max_tokens = graph_max_tokens;
 
   bo.backend = backend_name;
   std::atomic<int64_t> delay_us{0};
@@ -305,10 +310,11 @@ int run(int argc, char** argv) {
 
   // 3. Closed loop.
   const std::vector<std::string> cycle = mix ? mixed_bodies() : std::vector<std::string>{};
-  fmt::print("\nclosed loop, {} s per row, {}; graph cache {} shapes, captured at the miss {}\n", seconds,
+  fmt::print("\nclosed loop, {} s per row, {}; graph cache {} shapes, captured at the miss {}, up to {} tokens\n",
+             seconds,
              mix ? fmt::format("mixed traffic ({} requests of 1-4 questions, 10-400 words)", cycle.size())
                  : std::string("the small request"),
-             graph_cache_shapes, graph_admit_after);
+             graph_cache_shapes, graph_admit_after, graph_max_tokens ? std::to_string(graph_max_tokens) : "any");
   fmt::print("{:>11} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>8} {:>9} {:>8} {:>10} {:>9} {:>8}\n", "concurrency",
              "requests", "req/s", "p50 ms", "p99 ms", "req/forward", "replays", "captures", "evictions", "eager",
              "capture ms", "RSS MiB", "dev MiB");

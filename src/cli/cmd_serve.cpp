@@ -73,6 +73,7 @@ struct ServeArgs {
   int64_t graph_cache_shapes = engine::BackendOptions{}.graph_cache_shapes;
   int64_t graph_cache_bytes = engine::BackendOptions{}.graph_cache_bytes;
   int64_t graph_admit_after = engine::BackendOptions{}.graph_admit_after;
+  int64_t graph_max_tokens = engine::BackendOptions{}.graph_max_tokens;
   int64_t fault_forward = 0;
   int fault_delay_ms = 0;
 };
@@ -164,6 +165,7 @@ int run_serve(const ServeArgs& a, bool backend_given) {
   bo.graph_cache_shapes = a.graph_cache_shapes;
   bo.graph_cache_bytes = a.graph_cache_bytes;
   bo.graph_admit_after = a.graph_admit_after;
+  bo.graph_max_tokens = a.graph_max_tokens;
   bo.max_rows = a.max_batch_rows;  // the CUDA engine's workspace takes the batches the executor forms
   apply_device(a.device, bo, backend_given);
   LAYA_REQUIRE(has_backend(bo.backend), ErrorKind::bad_request, "backend '{}' is not in this binary", bo.backend);
@@ -350,6 +352,11 @@ Registration reg("serve", "Serve the official laya-serve HTTP API (POST /v1/syst
                  "cuda: capture a shape's graph at its Nth cache miss; the misses before run eagerly")
       ->envname("LAYA_GRAPH_ADMIT_AFTER")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--graph-max-tokens", a->graph_max_tokens,
+                 "cuda: batches of more tokens (bucketed) run without a graph (0: no bound)")
+      ->envname("LAYA_GRAPH_MAX_TOKENS")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   // Test-only fault injection (hidden from --help).
   app.add_option("--fault-inject-forward", a->fault_forward, "")->envname("LAYA_FAULT_INJECT_FORWARD")->group("");

@@ -22,6 +22,7 @@ struct BackendOptions {
   int64_t graph_cache_shapes = 64;   // cuda: graph cache budget in shapes (0 disables the cache)
   int64_t graph_cache_bytes = int64_t{1} << 30;  // cuda: graph cache budget in bytes
   int64_t graph_admit_after = 1;     // cuda: a shape's graph is captured at its Nth cache miss (eager before)
+  int64_t graph_max_tokens = 0;      // cuda: buckets of more tokens always run eagerly (0: no bound)
   int32_t max_rows = 64;             // cuda: rows one forward takes (its workspace is sized for them)
   // cuda: shapes to run (and capture) at start-up, e.g. "1x48,4x64"; "auto": one eager forward per
   // bucket size, so that no first request of a size pays for loading its kernels (serve's default);

@@ -799,6 +799,26 @@ TEST(CudaEngine, AdmissionCapturesAtTheSecondMiss) {
   EXPECT_FALSE(make_cuda_engine(tiny(), cuda_options("eager"))->counters().graphs);
 }
 
+// graph_max_tokens: a bucket of more tokens runs eagerly every time (the same bits as a graph).
+TEST(CudaEngine, BucketsAboveTheTokenBoundRunEagerly) {
+  LAYA_REQUIRE_GPU();
+  auto o = cuda_options();
+  o.graph_max_tokens = 64;
+  auto e = make_cuda_engine(tiny(), o);
+  auto ref = make_cuda_engine(tiny(), cuda_options());
+  const auto small = batch_of(7, 1, 40, 40), large = batch_of(8, 2, 60, 60);
+  ASSERT_LE(e->bucket_for(small).tokens, 64);
+  ASSERT_GT(e->bucket_for(large).tokens, 64);
+  for (int i = 0; i < 2; ++i) {
+    expect_same(ref->forward(small), e->forward(small), "small bucket, graph");
+    expect_same(ref->forward(large), e->forward(large), "large bucket, eager");
+  }
+  EXPECT_EQ(e->stats().graph_captures, 1);
+  EXPECT_EQ(e->stats().graph_replays, 1);
+  EXPECT_EQ(e->stats().eager_runs, 2);
+  EXPECT_EQ(e->cached_buckets(), (std::vector<Bucket>{e->bucket_for(small)}));
+}
+
 TEST(CudaEngine, ValidationBeforeTheGpuIsTouched) {
   LAYA_REQUIRE_GPU();
   auto o = cuda_options();

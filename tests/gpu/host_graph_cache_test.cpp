@@ -63,6 +63,16 @@ TEST(CudaGraphCache, OversizedShapeRunsEagerAndLeavesTheCacheAlone) {
   EXPECT_EQ(book.plan(B(32), 300).action, GraphCacheBook::Action::capture);  // exact fit allowed
 }
 
+TEST(CudaGraphCache, BucketsAboveTheTokenBoundRunEager) {
+  GraphCacheBook book(4, 1 << 20, 1, 64);
+  EXPECT_EQ(admit(book, B(64), 100), GraphCacheBook::Action::capture);  // at the bound
+  EXPECT_EQ(admit(book, B(80), 100), GraphCacheBook::Action::eager);
+  EXPECT_EQ(admit(book, B(80), 100), GraphCacheBook::Action::eager);    // never admitted, never deferred
+  EXPECT_EQ(book.lru_order(), (std::vector<Bucket>{B(64)}));
+  EXPECT_EQ(GraphCacheBook(4, 1 << 20, 1, 0).plan(B(8192), 100).action, GraphCacheBook::Action::capture);  // 0: none
+  EXPECT_THROW(GraphCacheBook(4, 1 << 20, 1, -1), Error);
+}
+
 TEST(CudaGraphCache, DisabledCacheAlwaysRunsEager) {
   GraphCacheBook zero_shapes(0, 1 << 20);
   GraphCacheBook zero_bytes(4, 0);

@@ -319,7 +319,7 @@ class CudaBackendImpl final : public CudaEngine {
 };
 
 CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engine::BackendOptions& options)
-    : book_(options.graph_cache_shapes, options.graph_cache_bytes, options.graph_admit_after) {
+    : book_(options.graph_cache_shapes, options.graph_cache_bytes, options.graph_admit_after, options.graph_max_tokens) {
   const auto& cfg = ckpt.config();
   // 1. Options and model dims the kernels support — nothing touches the GPU before these pass.
   LAYA_REQUIRE(options.execution == "eager" || options.execution == "graph", ErrorKind::bad_request,

@@ -4,10 +4,11 @@
 
 namespace laya::cuda {
 
-GraphCacheBook::GraphCacheBook(int64_t max_shapes, int64_t max_bytes, int64_t admit_after)
-    : max_shapes_(max_shapes), max_bytes_(max_bytes), admit_after_(admit_after) {
+GraphCacheBook::GraphCacheBook(int64_t max_shapes, int64_t max_bytes, int64_t admit_after, int64_t max_tokens)
+    : max_shapes_(max_shapes), max_bytes_(max_bytes), admit_after_(admit_after), max_tokens_(max_tokens) {
   LAYA_REQUIRE(max_shapes >= 0 && max_bytes >= 0, ErrorKind::bad_request,
                "graph cache budgets must be >= 0 (shapes {}, bytes {})", max_shapes, max_bytes);
+  LAYA_REQUIRE(max_tokens >= 0, ErrorKind::bad_request, "graph cache token bound must be >= 0 (got {})", max_tokens);
   LAYA_REQUIRE(admit_after >= 1, ErrorKind::bad_request, "graph cache admission must be >= 1 miss (got {})",
                admit_after);
 }
@@ -18,7 +19,7 @@ GraphCacheBook::Plan GraphCacheBook::plan(const Bucket& bucket, int64_t bytes) c
     p.action = Action::hit;
     return p;
   }
-  if (!enabled() || bytes > max_bytes_) return p;  // eager
+  if (!enabled() || bytes > max_bytes_ || (max_tokens_ > 0 && bucket.tokens > max_tokens_)) return p;  // eager
   const auto seen = misses_.find(bucket);
   if ((seen == misses_.end() ? 0 : seen->second) + 1 < admit_after_) {
     p.action = Action::defer;

@@ -5,7 +5,8 @@
 //
 // Policy: a hit refreshes recency. A miss evicts least-recently-used entries BEFORE the new graph
 // is built until both budgets have room (an exact fit is allowed). A disabled cache (either budget
-// 0) and a shape whose cost alone exceeds the byte budget run eagerly and never begin a capture.
+// 0), a shape whose cost alone exceeds the byte budget and a bucket of more than max_tokens tokens
+// (0: no such bound) run eagerly and never begin a capture.
 // Admission: with admit_after = N > 1 a bucket is captured on its Nth miss only; the misses before
 // run eagerly (Action::defer; the backend calls note_miss). A capture costs milliseconds and an
 // eager forward a fraction of one more than a replay, so shapes met once or rarely are cheaper
@@ -24,7 +25,7 @@ namespace laya::cuda {
 
 class GraphCacheBook {
  public:
-  GraphCacheBook(int64_t max_shapes, int64_t max_bytes, int64_t admit_after = 1);
+  GraphCacheBook(int64_t max_shapes, int64_t max_bytes, int64_t admit_after = 1, int64_t max_tokens = 0);
 
   enum class Action { hit, capture, eager, defer };  // defer: eager, not admitted yet
   struct Plan {
@@ -48,6 +49,7 @@ class GraphCacheBook {
   int64_t max_shapes() const { return max_shapes_; }
   int64_t max_bytes() const { return max_bytes_; }
   int64_t admit_after() const { return admit_after_; }
+  int64_t max_tokens() const { return max_tokens_; }
   std::vector<Bucket> lru_order() const;  // least recent first
 
  private:
@@ -58,6 +60,7 @@ class GraphCacheBook {
   int64_t max_shapes_;
   int64_t max_bytes_;
   int64_t admit_after_;
+  int64_t max_tokens_;
   int64_t bytes_ = 0;
   std::unordered_map<Bucket, int64_t, BucketHash> misses_;  // deferred misses of uncached buckets
   std::list<Entry> lru_;  // front = least recent
