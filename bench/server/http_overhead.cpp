@@ -5,7 +5,7 @@
 //                   [--null-backend-us 0,300,1000] [--null-wait spin|sleep]
 //                   [--busy-poll-us N] [--io-threads N] [--max-batch-rows N] [--warmup-shapes auto]
 //                   [--graph-cache-shapes N] [--graph-admit-after N]
-//                   [--graph-max-tokens N] [--mix 1]
+//                   [--graph-max-tokens N] [--mix 1|short]
 //
 // 1. In-process: ModelPipeline::prepare + Backend::forward + render for a small request, timed
 //    N times on one thread (what `decide` does per line).
@@ -26,7 +26,8 @@
 // --graph-admit-after N: its admission (a shape is captured at its Nth miss; default as serve);
 // --graph-max-tokens N: buckets of more tokens run without a graph (default as serve).
 // --mix 1: in 3., each client cycles through 12 requests of 1-4 questions over states of 10-400
-// words (mixed traffic: batches of many shapes) instead of repeating the small request.
+// words (mixed traffic: batches of many shapes) instead of repeating the small request;
+// --mix short: the 6 of them over 10-60 words (batches of many shapes, mostly under 4,096 tokens).
 // After each closed-loop row: what the backend counted meanwhile (graph replays, captures,
 // evictions, eager forwards, capture time) and the process's resident memory.
 // Prints a table; never asserts on time.
@@ -71,8 +72,8 @@ const char* kBody =
     R"({"state": "I was charged twice for my order. Please refund the duplicate today.", )"
     R"("questions": {"refund": {"type": "noul", "instructions": "Does the customer ask for a refund?"}}})";
 
-// Mixed traffic for --mix: questions x state lengths, 12 bodies.
-std::vector<std::string> mixed_bodies() {
+// Mixed traffic for --mix: questions x state lengths, 12 bodies (6 with short_only).
+std::vector<std::string> mixed_bodies(bool short_only) {
   const char* words[] = {"the",  "customer", "reports", "that",    "invoice", "for",  "order",  "was",
                          "charged", "twice", "and",    "asks",    "about",   "a",    "refund", "today"};
   const std::vector<std::string> questions = {
@@ -81,6 +82,7 @@ std::vector<std::string> mixed_bodies() {
       R"({"a": {"type": "noul", "instructions": "Angry?"}, "b": {"type": "noul", "instructions": "VIP?"}, "c": {"type": "choice", "instructions": "Language?", "criteria": ["en", "de", "fr"]}, "d": {"type": "score", "instructions": "Priority", "criteria": ["low", "mid", "high"]}})"};
   std::vector<std::string> out;
   for (const int n : {10, 60, 200, 400}) {
+    if (short_only && n > 60) break;
     std::string state;
     for (int i = 0; i < n; ++i) state += std::string(i ? " " : "") + words[(i * 7 + n) % 16];
     for (const auto& q : questions) out.push_back(R"({"state": ")" + state + R"(", "questions": )" + q + "}");
@@ -168,7 +170,7 @@ int run(int argc, char** argv) {
   int64_t graph_cache_shapes = laya::engine::BackendOptions{}.graph_cache_shapes;
   int64_t graph_admit_after = laya::engine::BackendOptions{}.graph_admit_after;
   int64_t graph_max_tokens = laya::engine::BackendOptions{}.graph_max_tokens;
-  bool mix = false;
+  std::string mix;  // "" (off), "1" (all 12 requests) or "short" (6)
   std::string warmup_shapes;
   int64_t busy_poll_us = 0, io_poll_us = -1, executor_poll_us = -1;  // -1: busy_poll_us
   bool null_backend = false, null_sleep = false;
@@ -191,7 +193,7 @@ int run(int argc, char** argv) {
     else if (k == "--graph-cache-shapes") graph_cache_shapes = std::stoll(v);
     else if (k == "--graph-admit-after") graph_admit_after = std::stoll(v);
     else if (k == "--graph-max-tokens") graph_max_tokens = std::stoll(v);
-    else if (k == "--mix") mix = v == "1";
+    else if (k == "--mix" && (v == "1" || v == "short" || v == "0")) mix = v == "0" ? "" : v;
     else if (k == "--null-backend") null_backend = v == "1";
     else if (k == "--null-backend-us") {
       null_backend = true;
@@ -309,10 +311,11 @@ int run(int argc, char** argv) {
   }
 
   // 3. Closed loop.
-  const std::vector<std::string> cycle = mix ? mixed_bodies() : std::vector<std::string>{};
+  const std::vector<std::string> cycle = mix.empty() ? std::vector<std::string>{} : mixed_bodies(mix == "short");
   fmt::print("\nclosed loop, {} s per row, {}; graph cache {} shapes, captured at the miss {}, up to {} tokens\n",
              seconds,
-             mix ? fmt::format("mixed traffic ({} requests of 1-4 questions, 10-400 words)", cycle.size())
+             !mix.empty() ? fmt::format("mixed traffic ({} requests of 1-4 questions, 10-{} words)", cycle.size(),
+                                        mix == "short" ? 60 : 400)
                  : std::string("the small request"),
              graph_cache_shapes, graph_admit_after, graph_max_tokens ? std::to_string(graph_max_tokens) : "any");
   fmt::print("{:>11} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>8} {:>9} {:>8} {:>10} {:>9} {:>8}\n", "concurrency",
