@@ -181,6 +181,8 @@ Registration reg("bench", "Time the forward pass on synthetic rows of given shap
   sub.add_option("--graph-admit-after", a->backend.graph_admit_after,
                  "cuda: capture a shape's graph at its Nth cache miss")
       ->capture_default_str();
+  // bench measures the graph path at every shape it is given (serve bounds it at 4,096 tokens).
+  a->backend.graph_max_tokens = 0;
   sub.add_option("--graph-max-tokens", a->backend.graph_max_tokens,
                  "cuda: buckets of more tokens run without a graph (0: no bound)")
       ->capture_default_str();

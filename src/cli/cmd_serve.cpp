@@ -257,6 +257,13 @@ int run_serve(const ServeArgs& a, bool backend_given) {
                       {"batch_wait_us", a.batch_wait_us},
                       {"busy_poll_us", busy_poll.count()},
                       {"forward_capacity", capacity_json(scheduler.backend_capacity())}};
+  if (bo.backend == "cuda")  // the graph policy in force (docs/server.md)
+    info["cuda"] = {{"execution", bo.execution},
+                    {"graph_cache_shapes", bo.graph_cache_shapes},
+                    {"graph_cache_bytes", bo.graph_cache_bytes},
+                    {"graph_admit_after", bo.graph_admit_after},
+                    {"graph_max_tokens", bo.graph_max_tokens},
+                    {"warmup_shapes", bo.warmup_shapes}};
   metrics.set_build_info({{"version", LAYA_VERSION}, {"backend", bo.backend}, {"model", cfg.agent.model_name},
                           {"demo", model.is_demo ? "true" : "false"}});
 

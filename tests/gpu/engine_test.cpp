@@ -56,6 +56,10 @@ engine::BackendOptions cuda_options(const std::string& execution = "graph", cons
   o.backend = "cuda";
   o.execution = execution;
   o.precision = precision;
+  // Every shape's graph at its first miss: the tests exercise the graph path at every size (the
+  // serving defaults, admission at the 2nd miss and a 4,096-token bound, have tests of their own).
+  o.graph_admit_after = 1;
+  o.graph_max_tokens = 0;
   return o;
 }
 
@@ -817,6 +821,21 @@ TEST(CudaEngine, BucketsAboveTheTokenBoundRunEagerly) {
   EXPECT_EQ(e->stats().graph_replays, 1);
   EXPECT_EQ(e->stats().eager_runs, 2);
   EXPECT_EQ(e->cached_buckets(), (std::vector<Bucket>{e->bucket_for(small)}));
+}
+
+// The serving defaults (BackendOptions{}): a shape is captured at its second miss.
+TEST(CudaEngine, DefaultOptionsCaptureAtTheSecondMiss) {
+  LAYA_REQUIRE_GPU();
+  engine::BackendOptions o;
+  o.backend = "cuda";
+  auto e = make_cuda_engine(tiny(), o);
+  const auto A = batch_of(9, 3, 20, 30);
+  const auto first = e->forward(A);
+  expect_same(first, e->forward(A), "second miss");
+  expect_same(first, e->forward(A), "replay");
+  EXPECT_EQ(e->stats().eager_runs, 1);
+  EXPECT_EQ(e->stats().graph_captures, 1);
+  EXPECT_EQ(e->stats().graph_replays, 1);
 }
 
 TEST(CudaEngine, ValidationBeforeTheGpuIsTouched) {

@@ -294,6 +294,8 @@ TEST(Acceptance, InfoAndHealthDescribeTheServer) {
   // The CPU backend takes a batch of any size in one forward.
   EXPECT_EQ(info["batching"]["forward_capacity"],
             nlohmann::json({{"rows", nullptr}, {"tokens", nullptr}, {"markers", nullptr}}));
+  EXPECT_FALSE(info.contains("cuda"));  // the graph policy only where it applies
+  EXPECT_EQ(http_get(s.port(), "/metrics").body.find("laya_graph_"), std::string::npos);
 }
 
 // --busy-poll-us / LAYA_BUSY_POLL_US: reported in /info, same answers as decide, drain on SIGTERM
