@@ -358,7 +358,7 @@ Registration reg("serve", "Serve the official laya-serve HTTP API (POST /v1/syst
   app.add_option("--graph-admit-after", a->graph_admit_after,
                  "cuda: capture a shape's graph at its Nth cache miss; the misses before run eagerly")
       ->envname("LAYA_GRAPH_ADMIT_AFTER")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}))
       ->capture_default_str();
   app.add_option("--graph-max-tokens", a->graph_max_tokens,
                  "cuda: batches of more tokens (bucketed) run without a graph (0: no bound)")

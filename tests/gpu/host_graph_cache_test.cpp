@@ -119,6 +119,7 @@ TEST(CudaGraphCache, AdmissionCapturesAShapeAtItsNthMissOnly) {
   EXPECT_EQ(GraphCacheBook(0, 100, 3).plan(B(16), 100).action, GraphCacheBook::Action::eager);
   EXPECT_EQ(GraphCacheBook(2, 100, 3).plan(B(16), 101).action, GraphCacheBook::Action::eager);
   EXPECT_THROW(GraphCacheBook(2, 100, 0), Error);
+  EXPECT_THROW(GraphCacheBook(2, 100, GraphCacheBook::kMaxAdmitAfter + 1), Error);  // bounded: a warm-up runs it
 }
 
 TEST(CudaGraphCache, MissCountsAreBounded) {

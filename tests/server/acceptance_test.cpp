@@ -329,5 +329,20 @@ TEST(Acceptance, BusyPollingOptionServesTheSameAnswers) {
   }
 }
 
+// The CUDA graph cache's options are checked at start-up whatever the backend (a CPU server accepts
+// valid ones and ignores them).
+TEST(Acceptance, GraphCacheOptionsAreValidated) {
+  for (const char* bad : {"--graph-admit-after=0", "--graph-admit-after=1001", "--graph-max-tokens=-1",
+                          "--graph-cache-shapes=-3", "--graph-cache-bytes=lots"}) {
+    ServerProcess s({bad});
+    EXPECT_EQ(s.port(), 0) << bad;
+    const std::string name = std::string(bad).substr(0, std::string(bad).find('='));
+    EXPECT_NE(s.log_text().find(name), std::string::npos) << s.log_text();
+  }
+  ServerProcess ok({"--graph-admit-after", "1000", "--graph-max-tokens", "0", "--graph-cache-shapes", "0"});
+  ASSERT_NE(ok.port(), 0) << ok.log_text();
+  EXPECT_EQ(http_get(ok.port(), "/ready").status, 200);
+}
+
 }  // namespace
 }  // namespace laya::test

@@ -9,8 +9,8 @@ GraphCacheBook::GraphCacheBook(int64_t max_shapes, int64_t max_bytes, int64_t ad
   LAYA_REQUIRE(max_shapes >= 0 && max_bytes >= 0, ErrorKind::bad_request,
                "graph cache budgets must be >= 0 (shapes {}, bytes {})", max_shapes, max_bytes);
   LAYA_REQUIRE(max_tokens >= 0, ErrorKind::bad_request, "graph cache token bound must be >= 0 (got {})", max_tokens);
-  LAYA_REQUIRE(admit_after >= 1, ErrorKind::bad_request, "graph cache admission must be >= 1 miss (got {})",
-               admit_after);
+  LAYA_REQUIRE(admit_after >= 1 && admit_after <= kMaxAdmitAfter, ErrorKind::bad_request,
+               "graph cache admission must be at 1..{} misses (got {})", kMaxAdmitAfter, admit_after);
 }
 
 GraphCacheBook::Plan GraphCacheBook::plan(const Bucket& bucket, int64_t bytes) const {

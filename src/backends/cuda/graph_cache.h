@@ -42,6 +42,7 @@ class GraphCacheBook {
   void note_miss(const Bucket& bucket);             // after a deferred miss (Action::defer)
   void clear();
   static constexpr size_t kMissMemory = 4096;
+  static constexpr int64_t kMaxAdmitAfter = 1000;  // admit_after's bound (a listed warm-up shape runs that often)
 
   bool contains(const Bucket& bucket) const { return index_.count(bucket) != 0; }
   int64_t size() const { return static_cast<int64_t>(lru_.size()); }
