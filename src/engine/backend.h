@@ -22,7 +22,7 @@ struct BackendOptions {
   int64_t graph_cache_shapes = 64;   // cuda: graph cache budget in shapes (0 disables the cache)
   int64_t graph_cache_bytes = int64_t{1} << 30;  // cuda: graph cache budget in bytes
   // cuda: a shape's graph is captured at its Nth cache miss (eager before), and only for buckets of
-  // at most graph_max_tokens tokens (0: any). A capture costs 3-14 ms; a replay saves 0.3 ms a
+  // at most graph_max_tokens tokens (0: any). A capture costs 1.5-14 ms; a replay saves 0.3 ms a
   // forward up to ~6k tokens and nothing at 8k: under mixed traffic these defaults serve +35 %
   // requests/s over capturing every shape at its first miss (docs/benchmarks/cuda.md items 98-100).
   int64_t graph_admit_after = 2;
