@@ -327,7 +327,7 @@ int run(int argc, char** argv) {
     const int c = std::stoi(item);
     std::vector<std::vector<double>> lat(static_cast<size_t>(c));
     std::atomic<bool> stop{false};
-    std::atomic<int> errors{0};
+    std::atomic<int> errors{0}, overloaded{0};  // non-200 answers; of them 429 (the admission queue full)
     forwards = 0;
     batched = 0;
     const engine::BackendCounters before = sched.backend_counters();
@@ -338,7 +338,9 @@ int run(int argc, char** argv) {
         Client cl(srv.port(), cycle, static_cast<size_t>(k));
         while (!stop.load()) {
           const auto a = Clock::now();
-          if (cl.call() != 200) errors++;
+          const int status = cl.call();
+          if (status != 200) errors++;
+          if (status == 429) overloaded++;
           lat[static_cast<size_t>(k)].push_back(us(Clock::now() - a) / 1e3);
         }
       });
@@ -357,7 +359,7 @@ int run(int argc, char** argv) {
                after.graph_evictions - before.graph_evictions, after.eager_forwards - before.eager_forwards,
                (after.capture_seconds - before.capture_seconds) * 1e3, rss_mib(),
                static_cast<double>(sched.backend_info().device_memory_used) / (1024.0 * 1024.0),
-               errors ? fmt::format("  ({} errors)", errors.load()) : "");
+               errors ? fmt::format("  ({} non-200 answers, {} of them 429)", errors.load(), overloaded.load()) : "");
   }
   srv.stop();
   sched.stop();
