@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/backend_factory.h"
+#include "cli/graph_options.h"
 #include "cli/command.h"
 #include "laya/errors.h"
 
@@ -174,18 +175,9 @@ Registration reg("bench", "Time the forward pass on synthetic rows of given shap
   sub.add_option("--warmup-shapes", a->backend.warmup_shapes,
                  "cuda: start-up warm-up before the load time is taken: auto (one forward per bucket size) or shapes")
       ->capture_default_str();
-  sub.add_option("--graph-cache-shapes", a->backend.graph_cache_shapes, "cuda: graph cache budget in shapes (0 disables)")
-      ->capture_default_str();
-  sub.add_option("--graph-cache-bytes", a->backend.graph_cache_bytes, "cuda: graph cache budget in bytes")
-      ->capture_default_str();
-  sub.add_option("--graph-admit-after", a->backend.graph_admit_after,
-                 "cuda: capture a shape's graph at its Nth cache miss")
-      ->capture_default_str();
   // bench measures the graph path at every shape it is given (serve bounds it at 4,096 tokens).
   a->backend.graph_max_tokens = 0;
-  sub.add_option("--graph-max-tokens", a->backend.graph_max_tokens,
-                 "cuda: buckets of more tokens run without a graph (0: no bound)")
-      ->capture_default_str();
+  add_graph_cache_options(sub, a->backend, /*with_env=*/false);
   return [a] { return run_bench(*a); };
 });
 

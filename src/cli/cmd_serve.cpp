@@ -27,6 +27,7 @@
 #include "cli/backend_factory.h"
 #include "cli/build_info.h"
 #include "cli/command.h"
+#include "cli/graph_options.h"
 #include "common/log.h"
 #include "laya/errors.h"
 #include "runtime/busy_poll.h"
@@ -70,10 +71,7 @@ struct ServeArgs {
   std::string execution = "graph";
   std::string precision = "auto";
   std::string warmup_shapes = "auto";
-  int64_t graph_cache_shapes = engine::BackendOptions{}.graph_cache_shapes;
-  int64_t graph_cache_bytes = engine::BackendOptions{}.graph_cache_bytes;
-  int64_t graph_admit_after = engine::BackendOptions{}.graph_admit_after;
-  int64_t graph_max_tokens = engine::BackendOptions{}.graph_max_tokens;
+  engine::BackendOptions graph_cache;  // its graph cache fields only (add_graph_cache_options)
   int64_t fault_forward = 0;
   int fault_delay_ms = 0;
 };
@@ -162,10 +160,10 @@ int run_serve(const ServeArgs& a, bool backend_given) {
   bo.execution = a.execution;
   bo.precision = a.precision;
   bo.warmup_shapes = a.warmup_shapes;
-  bo.graph_cache_shapes = a.graph_cache_shapes;
-  bo.graph_cache_bytes = a.graph_cache_bytes;
-  bo.graph_admit_after = a.graph_admit_after;
-  bo.graph_max_tokens = a.graph_max_tokens;
+  bo.graph_cache_shapes = a.graph_cache.graph_cache_shapes;
+  bo.graph_cache_bytes = a.graph_cache.graph_cache_bytes;
+  bo.graph_admit_after = a.graph_cache.graph_admit_after;
+  bo.graph_max_tokens = a.graph_cache.graph_max_tokens;
   bo.max_rows = a.max_batch_rows;  // the CUDA engine's workspace takes the batches the executor forms
   apply_device(a.device, bo, backend_given);
   LAYA_REQUIRE(has_backend(bo.backend), ErrorKind::bad_request, "backend '{}' is not in this binary", bo.backend);
@@ -346,25 +344,7 @@ Registration reg("serve", "Serve the official laya-serve HTTP API (POST /v1/syst
                  "cuda: start-up warm-up: auto (one forward per bucket size), none, or shapes to capture, e.g. 1x48,4x64")
       ->envname("LAYA_WARMUP_SHAPES")
       ->capture_default_str();
-  app.add_option("--graph-cache-shapes", a->graph_cache_shapes,
-                 "cuda: CUDA Graphs kept, one per batch shape bucket, least recently used dropped first (0: no graphs)")
-      ->envname("LAYA_GRAPH_CACHE_SHAPES")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("--graph-cache-bytes", a->graph_cache_bytes, "cuda: the graph cache's budget in bytes (0: no graphs)")
-      ->envname("LAYA_GRAPH_CACHE_BYTES")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("--graph-admit-after", a->graph_admit_after,
-                 "cuda: capture a shape's graph at its Nth cache miss; the misses before run eagerly")
-      ->envname("LAYA_GRAPH_ADMIT_AFTER")
-      ->check(CLI::Range(int64_t{1}, int64_t{1000}))
-      ->capture_default_str();
-  app.add_option("--graph-max-tokens", a->graph_max_tokens,
-                 "cuda: batches of more tokens (bucketed) run without a graph (0: no bound)")
-      ->envname("LAYA_GRAPH_MAX_TOKENS")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  add_graph_cache_options(app, a->graph_cache, /*with_env=*/true);
   // Test-only fault injection (hidden from --help).
   app.add_option("--fault-inject-forward", a->fault_forward, "")->envname("LAYA_FAULT_INJECT_FORWARD")->group("");
   app.add_option("--fault-inject-delay-ms", a->fault_delay_ms, "")->envname("LAYA_FAULT_INJECT_DELAY_MS")->group("");
