@@ -307,6 +307,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t geglu_wave_from_ = 0;    // ... on one-wave tiles from this many rows where they fit (0: never)
+  int32_t geglu_wave_to_ = 0;      // experiment: ... up to this many rows whether they fit or not (0: where they fit)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
@@ -403,6 +404,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   geglu_wave_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
                          ? std::max(0, env_int("LAYA_CUDA_GEGLU_WAVE_FROM", kGegluWaveFromRows))
                          : 0;
+  geglu_wave_to_ = std::max(0, env_int("LAYA_CUDA_GEGLU_WAVE_TO", 0));
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -657,7 +659,8 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
     small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
     return;
   }
-  if (geglu_wave_from_ > 0 && tokens >= geglu_wave_from_ && geglu_gemm_one_wave_fits(tokens, dims_.inter, sms_)) {
+  if (geglu_wave_from_ > 0 && tokens >= geglu_wave_from_ &&
+      (geglu_wave_to_ > 0 ? tokens <= geglu_wave_to_ : geglu_gemm_one_wave_fits(tokens, dims_.inter, sms_))) {
     GegluGemmArgs<Elem> a{in, w, g, tokens, dims_.d, dims_.inter};
     a.one_wave = true;
     launch_geglu_gemm(a, s);
