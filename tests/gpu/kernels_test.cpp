@@ -656,11 +656,9 @@ TYPED_TEST(CudaKernelsTyped, GemmResidualAddsTheProductIntoX) {
   }
 }
 
-// The MLP input GEMM with GeGLU fused (sm_90), on its large tiles and on its one-wave tiles: against
-// the fp32 reference rounded as the unfused path rounds, against the unfused path (cuBLASLt +
-// geglu_kernel: another summation order, so close, not equal), deterministic; row tails (M not a
-// multiple of the tile) leave the rows past M alone, and so do column tails (inter not a multiple of
-// the one-wave tiles' 80 outputs) the columns past inter.
+// The MLP input GEMM with GeGLU fused (sm_90): against the fp32 reference rounded as the unfused
+// path rounds, against the unfused path (cuBLASLt + geglu_kernel: another summation order, so
+// close, not equal), deterministic; row tails (M not a multiple of 128) leave the rows past M alone.
 TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
   LAYA_REQUIRE_GPU();
   if (!geglu_gemm_supported(64, 64)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
@@ -675,52 +673,36 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
     Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w));
     Dev<TypeParam> dout(static_cast<size_t>(m + 1) * inter), dup(static_cast<size_t>(m) * 2 * inter),
         dref(static_cast<size_t>(m) * inter);
-    std::vector<TypeParam> large_tiles;
-    for (bool one_wave : {false, true}) {
-      SCOPED_TRACE(one_wave ? "one-wave tiles" : "large tiles");
-      auto args_for = [&](int32_t max_ctas) {
-        GegluGemmArgs<TypeParam> args{da.get(), dw.get(), dout.get(), m, k, inter};
-        args.max_ctas = max_ctas;
-        args.one_wave = one_wave;
-        return args;
-      };
+    dout.poison();
+    launch_geglu_gemm(GegluGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), m, k, inter}, nullptr);
+    auto got = from16(dout.down());
+    const std::vector<float> past_m(got.begin() + static_cast<int64_t>(m) * inter, got.end());
+    got.resize(static_cast<size_t>(m) * inter);
+    for (float v : past_m) ASSERT_TRUE(std::isnan(v)) << "a row past M was written";
+    std::vector<float> up(static_cast<size_t>(m) * 2 * inter), ref(static_cast<size_t>(m) * inter);
+    cpu::linear(a.data(), m, k, w.data(), nullptr, 2 * inter, up.data());
+    cpu::geglu(round16<TypeParam>(up).data(), m, inter, ref.data());
+    expect_close(got, ref, "geglu gemm vs reference");
+    gemm.run(GemmArgs<TypeParam>{da.get(), dw.get(), nullptr, dup.get(), m, 2 * inter, k, false}, nullptr);
+    launch_geglu(GegluParams<TypeParam>{dup.get(), dref.get(), m, inter}, nullptr);
+    const auto unfused = from16(dref.down());
+    expect_close(got, unfused, "geglu gemm vs cuBLASLt + geglu");
+    size_t differ = 0;
+    for (size_t i = 0; i < got.size(); ++i) differ += got[i] != unfused[i];
+    std::printf("geglu gemm M=%d K=%d inter=%d: %zu of %zu outputs differ from cuBLASLt + geglu\n", m, k, inter,
+                differ, got.size());
+    const auto first = dout.down();
+    dout.poison();
+    launch_geglu_gemm(GegluGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), m, k, inter}, nullptr);
+    EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "not deterministic";
+    // Capped grids: each CTA then carries several tiles' epilogues into its next tiles (and the
+    // last one out of its loop) in another pattern; the same bits.
+    for (int ctas : {1, 5}) {
       dout.poison();
-      launch_geglu_gemm(args_for(0), nullptr);
-      auto got = from16(dout.down());
-      const std::vector<float> past_m(got.begin() + static_cast<int64_t>(m) * inter, got.end());
-      got.resize(static_cast<size_t>(m) * inter);
-      for (float v : past_m) ASSERT_TRUE(std::isnan(v)) << "a row past M was written";
-      std::vector<float> up(static_cast<size_t>(m) * 2 * inter), ref(static_cast<size_t>(m) * inter);
-      cpu::linear(a.data(), m, k, w.data(), nullptr, 2 * inter, up.data());
-      cpu::geglu(round16<TypeParam>(up).data(), m, inter, ref.data());
-      expect_close(got, ref, "geglu gemm vs reference");
-      gemm.run(GemmArgs<TypeParam>{da.get(), dw.get(), nullptr, dup.get(), m, 2 * inter, k, false}, nullptr);
-      launch_geglu(GegluParams<TypeParam>{dup.get(), dref.get(), m, inter}, nullptr);
-      const auto unfused = from16(dref.down());
-      expect_close(got, unfused, "geglu gemm vs cuBLASLt + geglu");
-      size_t differ = 0;
-      for (size_t i = 0; i < got.size(); ++i) differ += got[i] != unfused[i];
-      std::printf("geglu gemm M=%d K=%d inter=%d, %s tiles: %zu of %zu outputs differ from cuBLASLt + geglu\n", m, k,
-                  inter, one_wave ? "one-wave" : "large", differ, got.size());
-      const auto first = dout.down();
-      dout.poison();
-      launch_geglu_gemm(args_for(0), nullptr);
-      EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "not deterministic";
-      // Capped grids: each CTA then carries several tiles' epilogues into its next tiles (and the
-      // last one out of its loop) in another pattern; the same bits.
-      for (int ctas : {1, 5}) {
-        dout.poison();
-        launch_geglu_gemm(args_for(ctas), nullptr);
-        EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "at most " << ctas << " CTAs";
-      }
-      if (!one_wave) {
-        large_tiles = first;
-      } else {
-        size_t vs_large = 0;
-        for (size_t i = 0; i < static_cast<size_t>(m) * inter; ++i) vs_large += std::memcmp(&first[i], &large_tiles[i], 2) != 0;
-        std::printf("geglu gemm M=%d K=%d inter=%d: one-wave tiles %s the large tiles' outputs (%zu differ)\n", m, k,
-                    inter, vs_large == 0 ? "bitwise equal to" : "differ from", vs_large);
-      }
+      GegluGemmArgs<TypeParam> args{da.get(), dw.get(), dout.get(), m, k, inter};
+      args.max_ctas = ctas;
+      launch_geglu_gemm(args, nullptr);
+      EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "at most " << ctas << " CTAs";
     }
   }
   Dev<TypeParam> x(64 * 64);
@@ -768,21 +750,17 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
   launch_geglu(GegluParams<TypeParam>{dup.get(), dref.get(), m, inter}, nullptr);
   const auto ref = dref.down();
   // One CTA per tile (every epilogue after its CTA's loop), one CTA for all 16 tiles (every epilogue
-  // but the last deferred into the next tile) and three CTAs; large and one-wave tiles (1,024
-  // outputs: 13 tiles of 80, the last one partial).
-  for (bool one_wave : {false, true}) {
-    for (int ctas : {0, 1, 3}) {
-      SCOPED_TRACE(testing::Message() << "at most " << ctas << " CTAs, " << (one_wave ? "one-wave" : "large") << " tiles");
-      dout.poison();
-      GegluGemmArgs<TypeParam> args{da.get(), dw.get(), dout.get(), m, k, inter};
-      args.max_ctas = ctas;
-      args.one_wave = one_wave;
-      launch_geglu_gemm(args, nullptr);
-      const auto got = dout.down();
-      size_t differ = 0;
-      for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &ref[i], 2) != 0;
-      EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations";
-    }
+  // but the last deferred into the next tile) and three CTAs.
+  for (int ctas : {0, 1, 3}) {
+    SCOPED_TRACE(testing::Message() << "at most " << ctas << " CTAs");
+    dout.poison();
+    GegluGemmArgs<TypeParam> args{da.get(), dw.get(), dout.get(), m, k, inter};
+    args.max_ctas = ctas;
+    launch_geglu_gemm(args, nullptr);
+    const auto got = dout.down();
+    size_t differ = 0;
+    for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &ref[i], 2) != 0;
+    EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations";
   }
 }
 

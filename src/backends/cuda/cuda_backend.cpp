@@ -96,10 +96,6 @@ static_assert(kDecisionFfnSplits <= kMaxAddParts && kDecisionOutSplits <= kMaxAd
 // -0.11, 11x128 (1,408) -0.09, 10x128 (1,280) -0.06, but 9x128 (1,152) +0.07 and 2x512 (1,024)
 // +0.12 — the 256-row tiles of 1,152 tokens cost what 1,280 cost — hence 1280.
 constexpr int32_t kGegluGemmFromRows = 1280;
-// Buckets of at least this many tokens (and above the small GEMM's) whose MLP input GEMM fits one
-// wave of the fused GEMM's 128 x 80 tiles (geglu_gemm_one_wave_fits: up to 512 tokens on 132 SMs)
-// run it there (GegluGemmArgs::one_wave); LAYA_CUDA_GEGLU_WAVE_FROM overrides it (0: never).
-constexpr int32_t kGegluWaveFromRows = 129;
 // Buckets of at least this many tokens add the attention- and MLP-output GEMMs into the fp32
 // residual stream in the GEMM's epilogue (Gemm::run_residual), so the add+LN after them only
 // reads x: LAYA_CUDA_RESIDUAL_GEMM_FROM overrides it (0: never). Measured on the H200
@@ -306,8 +302,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
-  int32_t geglu_wave_from_ = 0;    // ... on one-wave tiles from this many rows where they fit (0: never)
-  int32_t geglu_wave_to_ = 0;      // experiment: ... up to this many rows whether they fit or not (0: where they fit)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
@@ -401,10 +395,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", kGegluGemmFromRows))
                         : 0;
-  geglu_wave_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
-                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_WAVE_FROM", kGegluWaveFromRows))
-                         : 0;
-  geglu_wave_to_ = std::max(0, env_int("LAYA_CUDA_GEGLU_WAVE_TO", 0));
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -490,7 +480,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM, decision output GEMMs {}), skinny GEMM {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}{}, residual added by the "
+      "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM, decision output GEMMs {}), skinny GEMM {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
       "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}, inputs and outputs {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_, attn_out_splits_,
@@ -505,8 +495,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                                               : std::string())
           : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
-      geglu_wave_from_ > 0 ? fmt::format(" (one-wave tiles from {} tokens where they fit)", geglu_wave_from_)
-                           : std::string(),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
       prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_) : std::string("never"),
@@ -643,8 +631,8 @@ void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
 }
 
 // ws_.g = GeGLU(in . Wi^T): small buckets one small_gemm kernel with GeGLU in its epilogue (or the
-// skinny experiment's), mid-sized ones the fused GeGLU GEMM on one-wave tiles where they fit, large
-// ones the fused GeGLU GEMM, else the cuBLASLt GEMM into ws_.up and geglu_kernel.
+// skinny experiment's), large ones the fused GeGLU GEMM, else the cuBLASLt GEMM into ws_.up and
+// geglu_kernel.
 template <class Elem>
 void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s) {
   Elem* up = static_cast<Elem*>(ws_.up);
@@ -657,13 +645,6 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
   }
   if (tokens <= small_gemm_max_m_ && small_takes(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
     small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
-    return;
-  }
-  if (geglu_wave_from_ > 0 && tokens >= geglu_wave_from_ &&
-      (geglu_wave_to_ > 0 ? tokens <= geglu_wave_to_ : geglu_gemm_one_wave_fits(tokens, dims_.inter, sms_))) {
-    GegluGemmArgs<Elem> a{in, w, g, tokens, dims_.d, dims_.inter};
-    a.one_wave = true;
-    launch_geglu_gemm(a, s);
     return;
   }
   if (geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_) {

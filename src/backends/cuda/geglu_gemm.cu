@@ -15,7 +15,14 @@ namespace laya::cuda {
 
 namespace {
 
-constexpr int kBK = 64;  // K per stage: one 128-byte swizzle row
+constexpr int kConsumers = 4;                     // consumer warpgroups, 64 rows each
+constexpr int kBM = 64 * kConsumers;             // rows per CTA
+constexpr int kBN = 64;                           // GeGLU output columns per CTA (64 act + 64 mul rows of W)
+constexpr int kBK = 64;                           // K per stage: one 128-byte swizzle row
+constexpr int kStages = 4;                        // TMA pipeline depth
+constexpr int kATile = kBM * kBK * 2;             // 32 KB
+constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
+constexpr int kStageBytes = kATile + kBTile;
 // bf16: the epilogue's T(gelu(act)) by table for |act| in [2^-16, 16), both signs — act is a bf16
 // value there, so 20 exponents x 128 mantissas per sign hold every input in that range. Each CTA
 // fills the table with the same device function the epilogue computes elsewhere (so the results are
@@ -23,37 +30,14 @@ constexpr int kBK = 64;  // K per stage: one 128-byte swizzle row
 // instructions per output. Measured: -2 % per call at 16x512 (docs/benchmarks/cuda.md item 33).
 constexpr int kLutHalf = 20 * 128;         // entries per sign: exponents 2^-16 .. 2^3
 constexpr int kLutBytes = 2 * kLutHalf * 2;  // 10 KB
-
-// A tile shape: kConsumers consumer warpgroups of 64 rows each, kBN GeGLU output columns (the W tile
-// holds their kBN act rows and kBN mul rows, so the MMA is m64n(2 kBN)k16 and every GeGLU pair sits
-// in one thread's accumulators, columns c and c + kBN), a kStages-deep ring. Warpgroups
-// 0..kConsumers-1 consume; warpgroup kConsumers produces. The launch gives every thread 65,536 /
-// kThreads registers; the producer then gives up all but kProducerRegs and the consumers take
-// kConsumerRegs (setmaxnreg): the deferred epilogue keeps kBN / 2 packed pairs besides the kBN
-// accumulators.
-template <int kConsumers_, int kBN_, int kStages_, int kProducerRegs_, int kConsumerRegs_>
-struct GegluTile {
-  static constexpr int kConsumers = kConsumers_, kBN = kBN_, kStages = kStages_;
-  static constexpr int kBM = 64 * kConsumers;         // rows per tile
-  static constexpr int kATile = kBM * kBK * 2;
-  static constexpr int kBTile = 2 * kBN * kBK * 2;
-  static constexpr int kStageBytes = kATile + kBTile;
-  static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kLutBytes + 1024;  // + barriers, table, alignment slack
-  static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
-  static constexpr int kProducerRegs = kProducerRegs_, kConsumerRegs = kConsumerRegs_;
-  static_assert(kBN % 8 == 0 && (kBN * kBK * 2) % 1024 == 0, "the mul rows' box starts on a swizzle atom");
-  static_assert(kSmemBytes <= 227 * 1024, "shared memory");
-  static_assert(kConsumerRegs >= kLaunchRegs && kProducerRegs <= kLaunchRegs, "setmaxnreg: inc / dec");
-  static_assert(kConsumers * 128 * (kConsumerRegs - kLaunchRegs) <= 128 * (kLaunchRegs - kProducerRegs),
-                "register budget");
-};
-// The large buckets' tiles: 256 rows x 64 outputs, many tiles per persistent CTA.
-using LargeTile = GegluTile<4, 64, 4, 24, 112>;
-// One-wave tiles (GegluGemmArgs::one_wave): 128 rows x 80 outputs, so 385-512 tokens make 4 x 33 =
-// 132 tiles — one per SM on the H200, where 256 x 64 tiles make 82 (50 SMs idle) and 128 x 64 make
-// 164 (two rounds).
-using WaveTile = GegluTile<2, 80, 5, 40, 232>;
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kLutBytes + 1024;  // + barriers, table, alignment slack
+// Warpgroups 0..kConsumers-1: consumers; warpgroup kConsumers: the producer. The launch gives every
+// thread 96 registers (five warps share each scheduler's 16,384); the producer then gives up all but
+// kProducerRegs and the consumers take kConsumerRegs (setmaxnreg): the deferred epilogue keeps 32
+// packed pairs besides the 64 accumulators.
+constexpr int kThreads = 128 * (kConsumers + 1);
+constexpr int kProducerRegs = 24, kConsumerRegs = 112;
+static_assert(kConsumers * 128 * (kConsumerRegs - 96) <= 128 * (96 - kProducerRegs), "register budget");
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LAYA_GEGLU_GEMM_BODY 1
@@ -69,10 +53,45 @@ using dev::wgmma_commit;
 using dev::wgmma_fence;
 using dev::wgmma_wait;
 
+// d[64] += A[64 x 16] . B[128 x 16]^T (m64n128k16, fp32 accumulators; scale_d 0 overwrites d). The
+// two 16-bit types differ only in the instruction's type suffix.
+#define LAYA_WGMMA_D64_REGS \
+  "{" "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24," \
+  "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46," \
+  "%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63" "}"
+#define LAYA_WGMMA_D64_OPERANDS \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), \
+    "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), \
+    "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), \
+    "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+    "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), \
+    "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), \
+    "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), \
+    "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define LAYA_WGMMA_M64N128K16(PTX_TYPE)                                                                 \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                            \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." PTX_TYPE "." PTX_TYPE " " LAYA_WGMMA_D64_REGS \
+               ", %64, %65, p, 1, 1, 0, 0;\n}\n"                                                      \
+               : LAYA_WGMMA_D64_OPERANDS                                                                \
+               : "l"(da), "l"(db), "r"(scale_d))
+template <class T>
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db, int scale_d) {
+  if constexpr (std::is_same_v<T, __half>)
+    LAYA_WGMMA_M64N128K16("f16");
+  else
+    LAYA_WGMMA_M64N128K16("bf16");
+}
+#undef LAYA_WGMMA_M64N128K16
+#undef LAYA_WGMMA_D64_OPERANDS
+#undef LAYA_WGMMA_D64_REGS
 #endif
 
 #ifdef LAYA_GEGLU_GEMM_BODY
 constexpr uint32_t kLutExpLo = 127 - 16;  // the table's first bf16 biased exponent (2^-16)
+
+// The epilogue of a tile, in kChunks chunks of two outputs (one 4-byte store) per thread.
+constexpr int kChunks = 16;
 
 // Two GeGLU outputs from packed (act, mul) pairs — both halves already rounded to T, act in the low
 // one — exactly as geglu_kernel computes them, T(T(gelu(act)) * mul), packed for one store. bf16:
@@ -116,13 +135,12 @@ __device__ __forceinline__ uint32_t geglu_of_pairs(uint32_t p0, uint32_t p1, uin
 // accumulator chunk j / 2 holds columns 8 (j / 2) .. 8 (j / 2) + 7 of the tile, of which this thread
 // holds two in rows row0 and row0 + 8; chunk j is the pair in row row0 + 8 (j % 2), from the packed
 // pairs pk[2j], pk[2j + 1] (register 4i + 2h + e of the accumulators: row + 8h, column 8i + e).
-// Columns past inter (the last column tile of a kBN that does not divide inter) are not stored.
-template <class T, int kPairs>
-__device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[kPairs], T* out, int row0, int col0, int m,
+template <class T>
+__device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], T* out, int row0, int col0, int m,
                                                int inter, uint32_t lut_at) {
-  const int r = row0 + 8 * (j & 1), c = col0 + 8 * (j >> 1);
-  if (r < m && c < inter)
-    *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + c) =
+  const int r = row0 + 8 * (j & 1);
+  if (r < m)
+    *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col0 + 8 * (j >> 1)) =
         geglu_of_pairs<T>(pk[2 * j], pk[2 * j + 1], lut_at);
 }
 #endif
@@ -133,16 +151,11 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[kPair
 // accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding the epilogue
 // applies anyway, so the outputs are bitwise those of an epilogue right after the tile's MMAs, which
 // left the tensor cores idle for 15-20 % of the kernel (docs/benchmarks/cuda.md item 43).
-template <class T, class Tile>
-__global__ void __launch_bounds__(Tile::kThreads, 1)
+template <class T>
+__global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
                       int m, int k, int inter) {
 #ifdef LAYA_GEGLU_GEMM_BODY
-  constexpr int kConsumers = Tile::kConsumers, kBN = Tile::kBN, kBM = Tile::kBM, kStages = Tile::kStages;
-  constexpr int kATile = Tile::kATile, kBTile = Tile::kBTile, kStageBytes = Tile::kStageBytes;
-  // Packed (act, mul) pairs a consumer thread holds per tile; epilogue chunks of two outputs (one
-  // 4-byte store) each.
-  constexpr int kPairs = kBN / 2, kChunks = kBN / 4;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
@@ -150,7 +163,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
   uint16_t* gelu_lut = reinterpret_cast<uint16_t*>(empty + kStages);  // bf16 bits, [sign][exponent][mantissa]
   uint32_t lut_at;  // opaque to the compiler, which would otherwise rebuild the address at every lookup
   asm("mov.u32 %0, %1;" : "=r"(lut_at) : "r"(smem_u32(gelu_lut)));
-  const int k_tiles = k / kBK, n_tiles = (inter + kBN - 1) / kBN, tiles = n_tiles * ((m + kBM - 1) / kBM);
+  const int k_tiles = k / kBK, n_tiles = inter / kBN, tiles = n_tiles * ((m + kBM - 1) / kBM);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);  // the producer's expect_tx arrival; the bytes complete it
@@ -165,7 +178,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
   // first stages while the consumers finish this one and run its epilogue.
   const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
   if (wg == kConsumers) {  // the producer warpgroup; one thread issues the loads
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Tile::kProducerRegs));
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
     if (tid == 0) {
       int it = 0;
       for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
@@ -183,7 +196,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     }
     return;
   }
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Tile::kConsumerRegs));
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
   // The GELU table is filled by the consumers while the producer's first stages load: its first
   // reader is the first tile's epilogue (during the CTA's second tile, or after its loop), so the
   // fill no longer delays the first TMA requests (docs/benchmarks/cuda.md item 48). Named barrier 1
@@ -198,17 +211,17 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
   }
   const int c = wg;  // this consumer's 64 rows of each tile
   const int warp = tid >> 5, lane = tid & 31;
-  // Accumulator chunk i (columns 8i..8i+7) holds act columns for i < kBN / 8 and their mul partners
-  // for i + kBN / 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
+  // Accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul partners for
+  // i + 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
   const int row_in_tile = c * 64 + warp * 16 + (lane >> 2), col_in_tile = 2 * (lane & 3);
-  uint32_t pk[kPairs];         // the finished tile's (act, mul) pairs, rounded to T
+  uint32_t pk[32];             // the finished tile's (act, mul) pairs, rounded to T
   int pk_row = -1, pk_col = 0;  // where they go (pk_row < 0: nothing pending)
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
     const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
-    float acc[kBN];
+    float acc[64];
 #pragma unroll
-    for (int j = 0; j < kBN; ++j) acc[j] = 0.f;
+    for (int j = 0; j < 64; ++j) acc[j] = 0.f;
     // k-tile i: wait for its stage and issue its MMAs; then keep them in flight and release the
     // previous k-tile's stage once its MMAs are done, so the warpgroup issues the next ones without
     // draining the tensor pipe.
@@ -220,7 +233,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kBK / 16; ++kk)
-        dev::wgmma_m64nNk16_ss<T, 2 * kBN>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32));
+        wgmma_m64n128k16<T>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32), 1);
       wgmma_commit();
     };
     auto retire = [&](int i) {
@@ -233,7 +246,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
       if (i < k_tiles) mma();
-      if (pending) epilogue_chunk<T, kPairs>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
+      if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
       if (i < k_tiles) retire(i);
     }
     for (int i = kChunks; i < k_tiles; ++i) {
@@ -243,17 +256,17 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     wgmma_wait<0>();
     if (lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
 #pragma unroll
-    for (int j = 0; j < kBN; ++j) dev::fence_reg(acc[j]);  // read only after the wait
+    for (int j = 0; j < 64; ++j) dev::fence_reg(acc[j]);  // read only after the wait
 #pragma unroll
-    for (int i = 0; i < kBN / 8; ++i)
+    for (int i = 0; i < 8; ++i)
 #pragma unroll
-      for (int j = 0; j < 4; ++j) pk[4 * i + j] = dev::pack16<T>(acc[4 * i + j], acc[4 * (i + kBN / 8) + j]);
+      for (int j = 0; j < 4; ++j) pk[4 * i + j] = dev::pack16<T>(acc[4 * i + j], acc[4 * (i + 8) + j]);
     pk_row = m0 + row_in_tile;
     pk_col = n0 + col_in_tile;
   }
   if (pk_row >= 0) {
 #pragma unroll
-    for (int j = 0; j < kChunks; ++j) epilogue_chunk<T, kPairs>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
+    for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
   }
 #endif
 }
@@ -261,46 +274,9 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
 }  // namespace
 
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16, LargeTile>) && tma_encode_available();
-  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % LargeTile::kBN == 0;
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && tma_encode_available();
+  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
-
-bool geglu_gemm_one_wave_fits(int32_t m, int32_t inter, int32_t sms) {
-  const int64_t tiles = int64_t{(m + WaveTile::kBM - 1) / WaveTile::kBM} * ((inter + WaveTile::kBN - 1) / WaveTile::kBN);
-  return m > 0 && inter > 0 && tiles <= sms;
-}
-
-namespace {
-
-int sm_count() {
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
-    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
-  return sms;
-}
-
-template <class T, class Tile>
-void launch_tiles(const GegluGemmArgs<T>& a, cudaStream_t stream) {
-  static const bool configured = [] {  // once per instance (not a stream operation: allowed during a capture)
-    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<T, Tile>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Tile::kSmemBytes));
-    return true;
-  }();
-  (void)configured;
-  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, Tile::kBM);
-  const CUtensorMap w_map = tma_tensor_map(a.w, 2 * a.inter, a.k, Tile::kBN);
-  const int sms = sm_count();
-  const int tiles = ((a.inter + Tile::kBN - 1) / Tile::kBN) * ((a.m + Tile::kBM - 1) / Tile::kBM);
-  // One CTA per SM (shared memory), or fewer when the caller caps the grid.
-  const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
-  launch_kernel_smem(geglu_gemm_kernel<T, Tile>, grid, dim3(Tile::kThreads), Tile::kSmemBytes, stream, true, a_map,
-                     w_map, a.out, a.m, a.k, a.inter);
-}
-
-}  // namespace
 
 template <class T>
 void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
@@ -309,10 +285,25 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   LAYA_REQUIRE((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.w)) % 16 == 0, ErrorKind::internal,
                "geglu_gemm: operands must be 16-byte aligned");
   if (a.m == 0) return;
-  if (a.one_wave)
-    launch_tiles<T, WaveTile>(a, stream);
-  else
-    launch_tiles<T, LargeTile>(a, stream);
+  static const bool configured = [] {
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    return true;
+  }();
+  (void)configured;
+  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM);
+  const CUtensorMap w_map = tma_tensor_map(a.w, 2 * a.inter, a.k, kBN);
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
+    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+  }();
+  const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
+  // One CTA per SM (shared memory), or fewer when the caller caps the grid.
+  const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
+  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+                     a.k, a.inter);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

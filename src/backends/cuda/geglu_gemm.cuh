@@ -31,18 +31,11 @@ struct GegluGemmArgs {
   T* out = nullptr;       // [m, inter] row-major
   int32_t m = 0, k = 0, inter = 0;
   int32_t max_ctas = 0;  // grid cap (0: one CTA per SM); tests cap it so that each CTA runs several tiles
-  // Tiles of 128 rows x 80 outputs (two consumer warpgroups on wgmma m64n160k16) instead of 256 x 64:
-  // for buckets whose tiles then fit in one wave (geglu_gemm_one_wave_fits: up to 512 tokens on 132
-  // SMs), where the 256-row tiles leave SMs idle. The same MMAs per output in the same order.
-  bool one_wave = false;
 };
 
 // Whether the fused kernel can run these dimensions on the current device (sm_90 built as sm_90a,
 // k a multiple of 64, inter a multiple of 64).
 bool geglu_gemm_supported(int32_t k, int32_t inter);
-
-// Whether a call of m rows makes at most `sms` one-wave tiles (GegluGemmArgs::one_wave).
-bool geglu_gemm_one_wave_fits(int32_t m, int32_t inter, int32_t sms);
 
 template <class T>
 void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream);
