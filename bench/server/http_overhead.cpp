@@ -5,7 +5,7 @@
 //                   [--null-backend-us 0,300,1000] [--null-wait spin|sleep]
 //                   [--busy-poll-us N] [--io-threads N] [--max-batch-rows N] [--warmup-shapes auto]
 //                   [--graph-cache-shapes N] [--graph-admit-after N]
-//                   [--graph-max-tokens N] [--mix 1|short]
+//                   [--graph-max-tokens N] [--mix 1|short] [--open-loop RATE,RATE] [--connections N]
 //
 // 1. In-process: ModelPipeline::prepare + Backend::forward + render for a small request, timed
 //    N times on one thread (what `decide` does per line).
@@ -29,8 +29,15 @@
 // words (mixed traffic: batches of many shapes) instead of repeating the small request;
 // --mix short: the 6 of them over 10-60 words (batches of many shapes, mostly under 4,096 tokens).
 // After each closed-loop row: what the backend counted meanwhile (graph replays, captures,
-// evictions, eager forwards, capture time) and the process's resident memory.
-// Prints a table; never asserts on time.
+// evictions, eager forwards, capture time), the process's resident memory, and the executor's cycle:
+// forward (the backend's, packing excluded), packing the requests into one batch, and the gap
+// between two forwards (handing out the results, forming the next batch, waiting for work).
+// 4. --open-loop RATES: requests arrive at each rate (requests/s, Poisson) for S seconds over
+//    --connections N keep-alive connections (default 128), each a thread with its share of the
+//    rate; a request's latency counts from its scheduled arrival (a request that waits for its
+//    connection waits on the clock: no coordinated omission). Offered against achieved rate, p50 /
+//    p90 / p99, and the executor's cycle as in 3.
+// Prints tables; never asserts on time.
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -42,6 +49,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -109,6 +118,49 @@ double pct(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
 }
 
+// What the executor reported per forward (on_batch), for the per-row cycle columns.
+class BatchLog {
+ public:
+  void add(const laya::runtime::BatchStats& s) {
+    std::lock_guard lock(mu_);
+    if (entries_.size() < 1000000) entries_.push_back({Clock::now(), s.inference_ms, s.pack_ms, s.requests});
+  }
+  size_t size() const {
+    std::lock_guard lock(mu_);
+    return entries_.size();
+  }
+  // Over the forwards [from, size()): requests per forward, mean forward ms (packing excluded), mean
+  // packing ms, mean gap ms between one forward's end and the next one's start.
+  std::string cycle(size_t from) const {
+    std::lock_guard lock(mu_);
+    double req = 0, fwd = 0, pack = 0, gap = 0;
+    size_t n = 0, gaps = 0;
+    for (size_t i = from; i < entries_.size(); ++i, ++n) {
+      req += entries_[i].requests;
+      fwd += entries_[i].inference_ms - entries_[i].pack_ms;
+      pack += entries_[i].pack_ms;
+      if (i > from) {
+        const double start_ms = std::chrono::duration<double, std::milli>(entries_[i].end - entries_[i - 1].end).count() -
+                                entries_[i].inference_ms;
+        gap += start_ms;
+        ++gaps;
+      }
+    }
+    if (n == 0) return fmt::format("{:>11} {:>8} {:>8} {:>8}", "-", "-", "-", "-");
+    return fmt::format("{:>11.2f} {:>8.3f} {:>8.3f} {:>8.3f}", req / static_cast<double>(n), fwd / static_cast<double>(n),
+                       pack / static_cast<double>(n), gaps ? gap / static_cast<double>(gaps) : 0.0);
+  }
+
+ private:
+  struct Entry {
+    Clock::time_point end;  // when on_batch ran: right after the forward
+    double inference_ms, pack_ms;
+    int32_t requests;
+  };
+  mutable std::mutex mu_;
+  std::vector<Entry> entries_;
+};
+
 struct Client {
   boost::asio::io_context ioc;
   boost::asio::ip::tcp::socket sock{ioc};
@@ -173,6 +225,8 @@ int run(int argc, char** argv) {
   std::string mix;  // "" (off), "1" (all 12 requests) or "short" (6)
   std::string warmup_shapes;
   int64_t busy_poll_us = 0, io_poll_us = -1, executor_poll_us = -1;  // -1: busy_poll_us
+  std::vector<double> open_rates;  // --open-loop: offered requests/s, one row each
+  int connections = 128;
   bool null_backend = false, null_sleep = false;
   std::vector<int64_t> delays{0};  // null backend: forward time in us, one measurement each
   double seconds = 3;
@@ -195,6 +249,10 @@ int run(int argc, char** argv) {
     else if (k == "--graph-max-tokens") graph_max_tokens = std::stoll(v);
     else if (k == "--mix" && (v == "1" || v == "short" || v == "0")) mix = v == "0" ? "" : v;
     else if (k == "--null-backend") null_backend = v == "1";
+    else if (k == "--open-loop") {
+      std::stringstream rs(v);
+      for (std::string r; std::getline(rs, r, ',');) open_rates.push_back(std::stod(r));
+    } else if (k == "--connections") connections = std::stoi(v);
     else if (k == "--null-backend-us") {
       null_backend = true;
       delays.clear();
@@ -234,17 +292,16 @@ int run(int argc, char** argv) {
   };
 
   server::Metrics metrics;
-  std::atomic<int64_t> forwards{0}, batched{0};
   std::vector<double> exec_fwd;  // executor thread only
+  BatchLog batch_log;
   runtime::SchedulerOptions so;
   if (io_poll_us < 0) io_poll_us = busy_poll_us;
   if (executor_poll_us < 0) executor_poll_us = busy_poll_us;
   so.idle_poll = std::chrono::microseconds(executor_poll_us);
   so.max_batch_rows = max_batch_rows;
   so.on_batch = [&](const runtime::BatchStats& s) {
-    forwards++;
-    batched += s.requests;
     if (exec_fwd.size() < 100000) exec_fwd.push_back(s.inference_ms * 1e3);
+    batch_log.add(s);
   };
   runtime::Scheduler sched(make, so);
   sched.start();
@@ -312,15 +369,17 @@ int run(int argc, char** argv) {
 
   // 3. Closed loop.
   const std::vector<std::string> cycle = mix.empty() ? std::vector<std::string>{} : mixed_bodies(mix == "short");
-  fmt::print("\nclosed loop, {} s per row, {}; graph cache {} shapes, captured at the miss {}, up to {} tokens\n",
-             seconds,
-             !mix.empty() ? fmt::format("mixed traffic ({} requests of 1-4 questions, 10-{} words)", cycle.size(),
-                                        mix == "short" ? 60 : 400)
-                 : std::string("the small request"),
-             graph_cache_shapes, graph_admit_after, graph_max_tokens ? std::to_string(graph_max_tokens) : "any");
-  fmt::print("{:>11} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>8} {:>9} {:>8} {:>10} {:>9} {:>8}\n", "concurrency",
-             "requests", "req/s", "p50 ms", "p99 ms", "req/forward", "replays", "captures", "evictions", "eager",
-             "capture ms", "RSS MiB", "dev MiB");
+  if (!conc.empty()) {
+    fmt::print("\nclosed loop, {} s per row, {}; graph cache {} shapes, captured at the miss {}, up to {} tokens\n",
+               seconds,
+               !mix.empty() ? fmt::format("mixed traffic ({} requests of 1-4 questions, 10-{} words)", cycle.size(),
+                                          mix == "short" ? 60 : 400)
+                   : std::string("the small request"),
+               graph_cache_shapes, graph_admit_after, graph_max_tokens ? std::to_string(graph_max_tokens) : "any");
+    fmt::print("{:>11} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>10} {:>9} {:>8}\n",
+               "concurrency", "requests", "req/s", "p50 ms", "p99 ms", "req/forward", "fwd ms", "pack ms", "gap ms",
+               "replays", "captures", "evictions", "eager", "capture ms", "RSS MiB", "dev MiB");
+  }
   exec_fwd.clear();
   std::stringstream ss(conc);
   for (std::string item; std::getline(ss, item, ',');) {
@@ -328,9 +387,8 @@ int run(int argc, char** argv) {
     std::vector<std::vector<double>> lat(static_cast<size_t>(c));
     std::atomic<bool> stop{false};
     std::atomic<int> errors{0}, overloaded{0};  // non-200 answers; of them 429 (the admission queue full)
-    forwards = 0;
-    batched = 0;
     const engine::BackendCounters before = sched.backend_counters();
+    const size_t log_from = batch_log.size();
     std::vector<std::thread> ts;
     const auto t0 = Clock::now();
     for (int k = 0; k < c; ++k) {
@@ -352,14 +410,51 @@ int run(int argc, char** argv) {
     std::vector<double> all;
     for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
     const engine::BackendCounters after = sched.backend_counters();
-    fmt::print("{:>11} {:>10} {:>10.1f} {:>10.2f} {:>10.2f} {:>11.2f} {:>8} {:>8} {:>9} {:>8} {:>10.1f} {:>9.0f} {:>8.0f}{}\n", c,
+    fmt::print("{:>11} {:>10} {:>10.1f} {:>10.2f} {:>10.2f} {} {:>8} {:>8} {:>9} {:>8} {:>10.1f} {:>9.0f} {:>8.0f}{}\n", c,
                all.size(), static_cast<double>(all.size()) / wall, pct(all, 0.5), pct(all, 0.99),
-               forwards ? static_cast<double>(batched) / static_cast<double>(forwards) : 0.0,
-               after.graph_replays - before.graph_replays, after.graph_captures - before.graph_captures,
+               batch_log.cycle(log_from), after.graph_replays - before.graph_replays, after.graph_captures - before.graph_captures,
                after.graph_evictions - before.graph_evictions, after.eager_forwards - before.eager_forwards,
                (after.capture_seconds - before.capture_seconds) * 1e3, rss_mib(),
                static_cast<double>(sched.backend_info().device_memory_used) / (1024.0 * 1024.0),
                errors ? fmt::format("  ({} non-200 answers, {} of them 429)", errors.load(), overloaded.load()) : "");
+  }
+
+  // 4. Open loop.
+  if (!open_rates.empty()) {
+    fmt::print("\nopen loop, {} s per row, {} connections, Poisson arrivals, latency from the scheduled arrival; {}\n",
+               seconds, connections, !mix.empty() ? "mixed traffic" : "the small request");
+    fmt::print("{:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>11} {:>8} {:>8} {:>8} {:>9}\n", "offered/s", "requests",
+               "achieved/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "req/forward", "fwd ms", "pack ms", "gap ms",
+               "non-200");
+  }
+  for (const double rate : open_rates) {
+    std::vector<std::vector<double>> lat(static_cast<size_t>(connections));
+    std::atomic<int> errors{0};
+    const size_t log_from = batch_log.size();
+    const auto t0 = Clock::now() + std::chrono::milliseconds(50);  // every connection open by then
+    const auto t_end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    std::vector<std::thread> ts;
+    for (int k = 0; k < connections; ++k) {
+      ts.emplace_back([&, k] {
+        Client cl(srv.port(), cycle, static_cast<size_t>(k));
+        std::mt19937_64 rng(static_cast<uint64_t>(k) * 7919u + 17u);
+        std::exponential_distribution<double> gap(rate / connections);  // seconds between this connection's arrivals
+        auto due = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(gap(rng)));
+        while (due < t_end) {
+          std::this_thread::sleep_until(due);
+          if (cl.call() != 200) errors++;
+          lat[static_cast<size_t>(k)].push_back(us(Clock::now() - due) / 1e3);
+          due += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(gap(rng)));
+        }
+      });
+    }
+    for (auto& t : ts) t.join();
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::vector<double> all;
+    for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
+    fmt::print("{:>10.0f} {:>10} {:>10.1f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {} {:>9}\n", rate, all.size(),
+               static_cast<double>(all.size()) / wall, pct(all, 0.5), pct(all, 0.9), pct(all, 0.99), pct(all, 1.0),
+               batch_log.cycle(log_from), errors.load());
   }
   srv.stop();
   sched.stop();

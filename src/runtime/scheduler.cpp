@@ -331,6 +331,7 @@ void Scheduler::run_batch(std::vector<Entry>& entries) {
     input = &packed;
   }
   BatchStats stats;
+  stats.pack_ms = ms_between(start, Clock::now());
   stats.requests = static_cast<int32_t>(entries.size());
   stats.rows = input->rows();
   stats.tokens = input->tokens();

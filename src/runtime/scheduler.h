@@ -35,7 +35,8 @@ struct BatchStats {
   int32_t requests = 0;
   int32_t rows = 0;
   int32_t tokens = 0;
-  double inference_ms = 0;  // wall time of Backend::forward
+  double inference_ms = 0;  // wall time of Backend::forward, packing included
+  double pack_ms = 0;       // of it, packing the requests' rows into one batch (several requests)
   bool failed = false;
 };
 
