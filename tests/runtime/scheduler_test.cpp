@@ -78,6 +78,8 @@ TEST(Scheduler, BatchesQueuedRequestsAndSplitsOutputsBack) {
   auto c = std::make_shared<FakeBackendControl>();
   SchedulerOptions opt;
   opt.max_batch_rows = 64;
+  std::vector<BatchStats> stats;  // executor thread; read after every job's outcome arrived
+  opt.on_batch = [&stats](const BatchStats& st) { stats.push_back(st); };
   Scheduler s(fake_factory(c), opt);
   s.start();
   c->hold = true;  // the first forward holds the executor while the others queue up
@@ -97,6 +99,16 @@ TEST(Scheduler, BatchesQueuedRequestsAndSplitsOutputsBack) {
   // The 8 requests queued behind the first ran together in one forward.
   EXPECT_EQ(batched, 8);
   EXPECT_EQ(c->forwards.load(), 2);
+  // What the executor reported (on_batch runs before the jobs hear of their forward).
+  ASSERT_EQ(stats.size(), 2u);
+  EXPECT_EQ(stats[0].requests, 1);
+  EXPECT_EQ(stats[1].requests, 8);
+  EXPECT_EQ(stats[1].rows, 17);  // 1 + i % 3 rows for i = 1..8
+  for (const BatchStats& st : stats) {
+    EXPECT_FALSE(st.failed);
+    EXPECT_GE(st.pack_ms, 0.0);
+    EXPECT_LE(st.pack_ms, st.inference_ms);  // packing is part of the forward's wall time
+  }
 }
 
 TEST(Scheduler, RespectsRowBudget) {
