@@ -16,6 +16,7 @@ namespace {
 // deterministic. 4-element (8-byte) loads where k, ld_in and the pointers allow, else elements.
 constexpr int kOutWarps = 4;
 constexpr int kSmallLinearThreads = 256;  // two outputs per block
+constexpr int kPrefetch = 3;              // weight groups a thread loads before the PDL wait
 
 template <class T>
 __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(SmallLinearParams<T> p) {
@@ -23,22 +24,31 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
   using Pair = typename H::Pair;
   constexpr int kPerOut = 32 * kOutWarps;
   __shared__ float partial[kSmallLinearThreads / 32];
-  dev::pdl_prologue();
   const int t = static_cast<int>(threadIdx.x) % kPerOut, warp = static_cast<int>(threadIdx.x) / 32;
   const int64_t o = static_cast<int64_t>(blockIdx.x) * (kSmallLinearThreads / kPerOut) + threadIdx.x / kPerOut;
   const bool valid = o < static_cast<int64_t>(p.rows) * p.n;  // uniform per output's warps
+  const int64_t r = valid ? o / p.n : 0;
+  const int n = valid ? static_cast<int>(o % p.n) : 0;
+  const T* a = p.in + r * p.ld_in;
+  const T* w = p.w + static_cast<int64_t>(n) * p.k;
+  const bool vec = (p.k & 3) == 0 && (p.ld_in & 3) == 0 &&
+                   ((reinterpret_cast<uintptr_t>(p.in) | reinterpret_cast<uintptr_t>(p.w)) & 7) == 0;
+  const int groups = p.k / 4;
+  // The thread's first kPrefetch weight groups (all of them up to k = 4 * 128 * kPrefetch) are
+  // constants: loaded before the wait, they arrive while the previous kernel finishes.
+  uint2 wpre[kPrefetch];
+#pragma unroll
+  for (int i = 0; i < kPrefetch; ++i) {
+    const int g = t + i * kPerOut;
+    wpre[i] = valid && vec && g < groups ? *reinterpret_cast<const uint2*>(w + 4 * g) : make_uint2(0u, 0u);
+  }
+  dev::pdl_prologue();
   float s = 0.f;
-  int n = 0;
   if (valid) {
-    const int64_t r = o / p.n;
-    n = static_cast<int>(o % p.n);
-    const T* a = p.in + r * p.ld_in;
-    const T* w = p.w + static_cast<int64_t>(n) * p.k;
-    if ((p.k & 3) == 0 && (p.ld_in & 3) == 0 &&
-        ((reinterpret_cast<uintptr_t>(p.in) | reinterpret_cast<uintptr_t>(p.w)) & 7) == 0) {
-      const int groups = p.k / 4;
-      for (int g = t; g < groups; g += kPerOut) {
-        const uint2 av = *reinterpret_cast<const uint2*>(a + 4 * g), wv = *reinterpret_cast<const uint2*>(w + 4 * g);
+    if (vec) {
+      // Groups t, t + kPerOut, ... in order (the prefetched ones first): the same sums as one loop.
+      auto add_group = [&](int g, uint2 wv) {
+        const uint2 av = *reinterpret_cast<const uint2*>(a + 4 * g);
         float2 a0 = H::to_float2(*reinterpret_cast<const Pair*>(&av.x));
         float2 a1 = H::to_float2(*reinterpret_cast<const Pair*>(&av.y));
         if (p.gelu_in) {
@@ -51,7 +61,12 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
         s = fmaf(a0.y, w0.y, s);
         s = fmaf(a1.x, w1.x, s);
         s = fmaf(a1.y, w1.y, s);
-      }
+      };
+#pragma unroll
+      for (int i = 0; i < kPrefetch; ++i)
+        if (t + i * kPerOut < groups) add_group(t + i * kPerOut, wpre[i]);
+      for (int g = t + kPrefetch * kPerOut; g < groups; g += kPerOut)
+        add_group(g, *reinterpret_cast<const uint2*>(w + 4 * g));
     } else {
       for (int i = t; i < p.k; i += kPerOut) {
         const float x = H::to_float(a[i]);
@@ -83,11 +98,13 @@ template <class T>
 __global__ void features_kernel(FeaturesParams<T> p) {
   using H = dev::Half16<T>;
   using Pair = typename H::Pair;
-  dev::pdl_prologue();
   const int s = blockIdx.x;
   const int lane = threadIdx.x;
-  const int ms = p.marker_offsets[s], me = p.marker_offsets[s + 1];
-  const int rs = p.row_offsets[s], re = p.row_offsets[s + 1];
+  // The offsets are in the staging block, written by the forward's first kernel, which has completed
+  // by the time this one starts (attention.cu says why): read before the wait, from L2.
+  const int ms = __ldcg(p.marker_offsets + s), me = __ldcg(p.marker_offsets + s + 1);
+  const int rs = __ldcg(p.row_offsets + s), re = __ldcg(p.row_offsets + s + 1);
+  dev::pdl_prologue();
   const int n = me - ms;
   T* dst = p.act_in + static_cast<int64_t>(s) * (p.d + 4);
   const float* cls = p.h + static_cast<int64_t>(rs) * p.d;

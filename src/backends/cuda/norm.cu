@@ -16,7 +16,10 @@ constexpr int kRowsPerBlock = 4;
 constexpr int32_t kLeanAddLnFromRows = 1536;
 
 // The lane's share of a LayerNorm's weight and optional bias, loaded when a kernel starts so the
-// loads overlap the row's loads and reductions instead of following them.
+// loads overlap the row's loads and reductions instead of following them. The kernels load them
+// before their griddepcontrol.wait: they are constants, so under PDL they arrive while the previous
+// kernel finishes (they stream from DRAM: the weights of 28 layers pass through L2 between two uses
+// of a LayerNorm's weight), not after it; without PDL the wait returns at once.
 struct Affine {
   float w[2 * kMaxPairs], b[2 * kMaxPairs];
   bool has_bias;
@@ -94,13 +97,13 @@ __device__ __forceinline__ void load_f32(const float* src, float (&v)[2 * kMaxPa
 
 template <class T>
 __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
-  dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
-  if (row >= p.tokens) return;
   const int np = p.d / 64;
   Affine af;
-  load_affine(af, p.weight, nullptr, np, lane);
+  if (row < p.tokens) load_affine(af, p.weight, nullptr, np, lane);
+  dev::pdl_prologue();
+  if (row >= p.tokens) return;
   int id = p.ids[row];
   id = id < 0 ? 0 : (id >= p.vocab ? p.vocab - 1 : id);  // ids are validated on the host; never read out of range
   const __half* src = p.table + static_cast<size_t>(id) * p.d;
@@ -127,13 +130,14 @@ enum AddLnForm : int { kAnyForm = 0, kWeightForm = 1, kWeightBiasForm = 2 };
 template <class T, int kForm>
 __global__ void add_ln_kernel(AddLnParams<T> p) {
   constexpr bool kLean = kForm != kAnyForm;
-  dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
-  if (row >= p.tokens) return;
   const int np = p.d / 64;
   Affine af;
-  if (kLean || p.weight != nullptr) load_affine(af, p.weight, kForm == kWeightForm ? nullptr : p.bias, np, lane);
+  if (row < p.tokens && (kLean || p.weight != nullptr))
+    load_affine(af, p.weight, kForm == kWeightForm ? nullptr : p.bias, np, lane);
+  dev::pdl_prologue();
+  if (row >= p.tokens) return;
   float* x = p.x + static_cast<size_t>(row) * p.d;
   float v[2 * kMaxPairs];
   load_f32(x, v, np, lane);
@@ -187,13 +191,13 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
 
 template <class T>
 __global__ void type_ln_kernel(TypeLnParams<T> p) {
-  dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
-  if (row >= p.tokens) return;
   const int np = p.d / 64;
   Affine af;
-  load_affine(af, p.weight, p.bias, np, lane);
+  if (row < p.tokens) load_affine(af, p.weight, p.bias, np, lane);
+  dev::pdl_prologue();
+  if (row >= p.tokens) return;
   float* x = p.x + static_cast<size_t>(row) * p.d;
   int q = p.qtypes[p.tok_row[row]];
   q = q < 0 ? 0 : (q > 2 ? 2 : q);
@@ -214,13 +218,13 @@ __global__ void type_ln_kernel(TypeLnParams<T> p) {
 
 template <class T>
 __global__ void gather_ln_kernel(GatherLnParams<T> p) {
-  dev::pdl_prologue();
   const int lane = threadIdx.x & 31;
   const int k = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
-  if (k >= p.markers) return;
   const int np = p.d / 64;
   Affine af;
-  load_affine(af, p.weight, p.bias, np, lane);
+  if (k < p.markers) load_affine(af, p.weight, p.bias, np, lane);
+  dev::pdl_prologue();
+  if (k >= p.markers) return;
   int t = p.marker_tok[k];
   t = t < 0 ? 0 : (t >= p.tokens ? p.tokens - 1 : t);
   float v[2 * kMaxPairs];
