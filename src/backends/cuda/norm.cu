@@ -194,23 +194,25 @@ __global__ void type_ln_kernel(TypeLnParams<T> p) {
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   const int np = p.d / 64;
+  // Before the wait: the LayerNorm's weights and the row's type embedding — the question type comes
+  // from the staging block, which the forward's first kernel wrote and which is complete by now
+  // (attention.cu says why), the embedding is a constant.
   Affine af;
-  if (row < p.tokens) load_affine(af, p.weight, p.bias, np, lane);
+  float te[2 * kMaxPairs];
+  if (row < p.tokens) {
+    load_affine(af, p.weight, p.bias, np, lane);
+    int q = __ldcg(p.qtypes + __ldcg(p.tok_row + row));
+    q = q < 0 ? 0 : (q > 2 ? 2 : q);
+    load_f32(p.type_emb + static_cast<size_t>(q) * p.d, te, np, lane);
+  }
   dev::pdl_prologue();
   if (row >= p.tokens) return;
   float* x = p.x + static_cast<size_t>(row) * p.d;
-  int q = p.qtypes[p.tok_row[row]];
-  q = q < 0 ? 0 : (q > 2 ? 2 : q);
-  const float* te = p.type_emb + static_cast<size_t>(q) * p.d;
   float v[2 * kMaxPairs];
   load_f32(x, v, np, lane);
 #pragma unroll
-  for (int j = 0; j < kMaxPairs; ++j)
-    if (j < np) {
-      const float2 t = *reinterpret_cast<const float2*>(te + 2 * lane + 64 * j);
-      v[2 * j] = __fadd_rn(v[2 * j], t.x);
-      v[2 * j + 1] = __fadd_rn(v[2 * j + 1], t.y);
-    }
+  for (int j = 0; j < 2 * kMaxPairs; ++j)
+    if (j < 2 * np) v[j] = __fadd_rn(v[j], te[j]);
   store_f32(x, v, np, lane);
   ln_inplace(v, np, p.d, af, p.eps);
   store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
@@ -222,11 +224,14 @@ __global__ void gather_ln_kernel(GatherLnParams<T> p) {
   const int k = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   const int np = p.d / 64;
   Affine af;
-  if (k < p.markers) load_affine(af, p.weight, p.bias, np, lane);
+  int t = 0;
+  if (k < p.markers) {
+    load_affine(af, p.weight, p.bias, np, lane);
+    t = __ldcg(p.marker_tok + k);  // staged: complete before this kernel starts (attention.cu says why)
+    t = t < 0 ? 0 : (t >= p.tokens ? p.tokens - 1 : t);
+  }
   dev::pdl_prologue();
   if (k >= p.markers) return;
-  int t = p.marker_tok[k];
-  t = t < 0 ? 0 : (t >= p.tokens ? p.tokens - 1 : t);
   float v[2 * kMaxPairs];
   load_f32(p.x + static_cast<size_t>(t) * p.d, v, np, lane);
   ln_inplace(v, np, p.d, af, p.eps);

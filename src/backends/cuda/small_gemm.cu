@@ -61,22 +61,36 @@ __device__ __forceinline__ void stamp(uint64_t* rec, SmallGemmEvent e) {
   rec[2 * static_cast<int>(e) + 1] = static_cast<uint64_t>(clock64());
 }
 
-// The narrow layout's outputs: accumulator register 4c + 2h + e is token row 16 warp + lane / 4 + 8h,
-// W row col0 + 8c + 2 (lane % 4) + e.
-template <class T, SmallGemmForm kForm>
-__device__ __forceinline__ void store_narrow(const float (&d)[16], void* out, const T* bias, int relu, int m, int n,
-                                             int col0, int split) {
-  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
-  const int row = warp * 16 + (lane >> 2), col = 2 * (lane & 3);
-  float b[8] = {};  // plain form: the bias of this thread's 8 columns
+// The bias values of this thread's outputs (plain form with a bias; zeros otherwise), loaded when the
+// consumers start, before their wait: constants, so they arrive while the previous kernel finishes
+// instead of after the MMAs (docs/benchmarks/cuda.md item 105). Narrow layout: the thread's 8 columns
+// col0 + 8c + 2 (lane % 4) + e at 2c + e; wide: its output rows col0 + 16 warp + lane / 4 + 8h at h.
+template <class T, SmallGemmForm kForm, bool kWide>
+__device__ __forceinline__ void load_bias(float (&b)[8], const T* bias, int col0) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i) b[i] = 0.f;
   if constexpr (kForm == SmallGemmForm::plain) {
-    if (bias != nullptr) {
+    if (bias == nullptr) return;
+    const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+    if constexpr (kWide) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) b[h] = static_cast<float>(bias[col0 + warp * 16 + (lane >> 2) + 8 * h]);
+    } else {
 #pragma unroll
       for (int c = 0; c < 4; ++c)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) b[2 * c + e] = static_cast<float>(bias[col0 + 8 * c + col + e]);
+        for (int e = 0; e < 2; ++e) b[2 * c + e] = static_cast<float>(bias[col0 + 8 * c + 2 * (lane & 3) + e]);
     }
   }
+}
+
+// The narrow layout's outputs: accumulator register 4c + 2h + e is token row 16 warp + lane / 4 + 8h,
+// W row col0 + 8c + 2 (lane % 4) + e. b: load_bias's values.
+template <class T, SmallGemmForm kForm>
+__device__ __forceinline__ void store_narrow(const float (&d)[16], void* out, const float (&b)[8], bool has_bias,
+                                             int relu, int m, int n, int col0, int split) {
+  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+  const int row = warp * 16 + (lane >> 2), col = 2 * (lane & 3);
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int r = row + 8 * h;
@@ -105,7 +119,7 @@ __device__ __forceinline__ void store_narrow(const float (&d)[16], void* out, co
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           v[e] = d[4 * c + 2 * h + e];
-          if (bias != nullptr) v[e] = __fadd_rn(v[e], b[2 * c + e]);
+          if (has_bias) v[e] = __fadd_rn(v[e], b[2 * c + e]);
           if (relu) v[e] = fmaxf(v[e], 0.f);
         }
         *reinterpret_cast<uint32_t*>(static_cast<T*>(out) + static_cast<size_t>(r) * n + col0 + 8 * c + col) =
@@ -119,10 +133,10 @@ __device__ __forceinline__ void store_narrow(const float (&d)[16], void* out, co
 // CTA's 64, token 8c + 2 (lane % 4) + e. Geglu: rows 16 warp + lane / 4 (h 0) and + 8 (h 1) are an
 // output's act and mul (tma_tensor_map_act_mul), output col0 + 8 warp + lane / 4. 16-bit outputs
 // go out in pairs of neighbouring columns: lanes l and l ^ 4 hold neighbouring outputs of the same
-// tokens; each sends the other the value of the token the other stores.
+// tokens; each sends the other the value of the token the other stores. bias: load_bias's values.
 template <class T, SmallGemmForm kForm, int kN>
-__device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, const T* bias, int relu, int m, int n,
-                                           int col0, int split) {
+__device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, const float (&bias)[8], bool has_bias,
+                                           int relu, int m, int n, int col0, int split) {
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int t0 = 2 * (lane & 3);   // + 8c: this thread's first token of column block c
   const bool even = (lane & 4) == 0;  // holds the even output of its pair
@@ -144,9 +158,7 @@ __device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, 
 #pragma unroll
   for (int h = 0; h < kHalves; ++h) {
     const int f = kForm == SmallGemmForm::geglu ? col0 + warp * 8 + (lane >> 2) : col0 + warp * 16 + (lane >> 2) + 8 * h;
-    float b = 0.f;
-    if constexpr (kForm == SmallGemmForm::plain)
-      if (bias != nullptr) b = static_cast<float>(bias[f]);
+    const float b = bias[h];
 #pragma unroll
     for (int c = 0; c < kN / 8; ++c) {
       float v[2];
@@ -157,7 +169,7 @@ __device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, 
           v[e] = __fmul_rn(dev::gelu16<T>(act), mul);
         } else {
           v[e] = d[4 * c + 2 * h + e];
-          if (bias != nullptr) v[e] = __fadd_rn(v[e], b);
+          if (has_bias) v[e] = __fadd_rn(v[e], b);
           if (relu) v[e] = fmaxf(v[e], 0.f);
         }
       }
@@ -244,6 +256,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     return;
   }
+  float b[8];
+  load_bias<T, kForm, kWide>(b, bias, col0);
   // The consumers write `out`, which the previous kernel may still read.
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
   if constexpr (kTimeline)
@@ -273,9 +287,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   if constexpr (kTimeline)
     if (threadIdx.x == 0) stamp(rec, SmallGemmEvent::last_mma);
   if constexpr (kWide)
-    store_wide<T, kForm, kN>(d, out, bias, relu, m, n, col0, split);
+    store_wide<T, kForm, kN>(d, out, b, bias != nullptr, relu, m, n, col0, split);
   else
-    store_narrow<T, kForm>(d, out, bias, relu, m, n, col0, split);
+    store_narrow<T, kForm>(d, out, b, bias != nullptr, relu, m, n, col0, split);
   if constexpr (kTimeline)
     if (threadIdx.x == 0) stamp(rec, SmallGemmEvent::exit);
 #endif
