@@ -264,6 +264,15 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
+  for (const double r : open_rates)
+    if (!(r > 0)) {
+      std::fprintf(stderr, "--open-loop: rates must be positive requests/s\n");
+      return 2;
+    }
+  if (connections < 1) {
+    std::fprintf(stderr, "--connections must be at least 1\n");
+    return 2;
+  }
   using namespace laya;
   set_log_level("warn");
   bool demo = false;

@@ -220,9 +220,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   const int tile = blockIdx.x;
   const int head = blockIdx.y;
   // The tile table is part of the staging block, which the forward's first kernel wrote; that kernel
-  // has completed by the time this one starts (every kernel of the chain triggers its dependents only
-  // after its own griddepcontrol.wait returned, i.e. after its predecessor completed), so the entry
-  // is read before the wait, from L2: one dependent round trip fewer after it under PDL.
+  // has completed by the time this one starts (see pdl_prologue, common.cuh), so the entry is read
+  // before the wait, from L2: one dependent round trip fewer after it under PDL.
   const int4 entry = __ldcg(reinterpret_cast<const int4*>(p.tiles) + tile);
   dev::pdl_prologue();
   extern __shared__ __align__(16) unsigned char attn_smem[];

@@ -101,7 +101,7 @@ __global__ void features_kernel(FeaturesParams<T> p) {
   const int s = blockIdx.x;
   const int lane = threadIdx.x;
   // The offsets are in the staging block, written by the forward's first kernel, which has completed
-  // by the time this one starts (attention.cu says why): read before the wait, from L2.
+  // by the time this one starts (see pdl_prologue, common.cuh): read before the wait, from L2.
   const int ms = __ldcg(p.marker_offsets + s), me = __ldcg(p.marker_offsets + s + 1);
   const int rs = __ldcg(p.row_offsets + s), re = __ldcg(p.row_offsets + s + 1);
   dev::pdl_prologue();

@@ -196,7 +196,7 @@ __global__ void type_ln_kernel(TypeLnParams<T> p) {
   const int np = p.d / 64;
   // Before the wait: the LayerNorm's weights and the row's type embedding — the question type comes
   // from the staging block, which the forward's first kernel wrote and which is complete by now
-  // (attention.cu says why), the embedding is a constant.
+  // (see pdl_prologue, common.cuh), the embedding is a constant.
   Affine af;
   float te[2 * kMaxPairs];
   if (row < p.tokens) {
@@ -227,7 +227,7 @@ __global__ void gather_ln_kernel(GatherLnParams<T> p) {
   int t = 0;
   if (k < p.markers) {
     load_affine(af, p.weight, p.bias, np, lane);
-    t = __ldcg(p.marker_tok + k);  // staged: complete before this kernel starts (attention.cu says why)
+    t = __ldcg(p.marker_tok + k);  // staged: complete before this kernel starts (see pdl_prologue, common.cuh)
     t = t < 0 ? 0 : (t >= p.tokens ? p.tokens - 1 : t);
   }
   dev::pdl_prologue();
