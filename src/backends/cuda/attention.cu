@@ -223,6 +223,21 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   // has completed by the time this one starts (see pdl_prologue, common.cuh), so the entry is read
   // before the wait, from L2: one dependent round trip fewer after it under PDL.
   const int4 entry = __ldcg(reinterpret_cast<const int4*>(p.tiles) + tile);
+  if constexpr (kRopeK) {
+    // The RoPE table rows of the block's key positions (they include its queries'): constants, sent
+    // to L2 before the wait — a table is read once a layer (the global one every third), and the
+    // layers' weights streaming through L2 in between evict it (docs/benchmarks/cuda.md item 106).
+    if (entry.x >= 0 && entry.x != p.zero_row) {
+      const int qe = min(entry.w, entry.y + min(p.query_tile, kBQ));
+      const int klo = p.window >= 0 ? max(entry.z, entry.y - p.window) : entry.z;
+      const int khi = p.window >= 0 ? min(entry.w, qe + p.window) : entry.w;
+      for (int t = klo + static_cast<int>(threadIdx.x); t < khi; t += kBlockThreads) {
+        const int pos = min(t - entry.z, p.rope_len - 1);
+        dev::prefetch_l2(p.rope_cos + pos * 32);
+        dev::prefetch_l2(p.rope_sin + pos * 32);
+      }
+    }
+  }
   dev::pdl_prologue();
   extern __shared__ __align__(16) unsigned char attn_smem[];
   T* kv = reinterpret_cast<T*>(kWg ? (reinterpret_cast<uintptr_t>(attn_smem) + 1023) & ~uintptr_t{1023}

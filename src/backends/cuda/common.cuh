@@ -60,6 +60,9 @@ __device__ __forceinline__ void pdl_prologue() {
 #endif
 }
 
+// Fetches the 128-byte line holding p into L2 (fire and forget: no register, no wait).
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
