@@ -332,6 +332,13 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
     for (float v : a) ASSERT_TRUE(std::isfinite(v));
     EXPECT_EQ(a, b) << "window " << window;
     EXPECT_EQ(a, c) << "k rotated once, window " << window;
+    // The L2 prefetch of the table rows (PDL-chained launches) is a hint: the same bits.
+    Dev<TypeParam> o4(static_cast<size_t>(T) * d);
+    AttentionParams<TypeParam> p4 = p;
+    p4.out = o4.get();
+    p4.prefetch_rope = true;
+    launch_attention(p4, nullptr);
+    EXPECT_EQ(a, from16(o4.down())) << "with the table rows prefetched, window " << window;
     // k_only must leave the q and v parts untouched and rotate k exactly as the q+k pass does.
     const auto k_once = from16(q3.down()), both = from16(q2.down()), orig = from16(qkv);
     for (int32_t t = 0; t < T; ++t)

@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
     // The RoPE table rows of the block's key positions (they include its queries'): constants, sent
     // to L2 before the wait — a table is read once a layer (the global one every third), and the
     // layers' weights streaming through L2 in between evict it (docs/benchmarks/cuda.md item 106).
-    if (entry.x >= 0 && entry.x != p.zero_row) {
+    if (p.prefetch_rope && entry.x >= 0 && entry.x != p.zero_row) {
       const int qe = min(entry.w, entry.y + min(p.query_tile, kBQ));
       const int klo = p.window >= 0 ? max(entry.z, entry.y - p.window) : entry.z;
       const int khi = p.window >= 0 ? min(entry.w, qe + p.window) : entry.w;

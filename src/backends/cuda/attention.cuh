@@ -34,6 +34,10 @@ struct AttentionParams {
   // With RoPE tables: true = the k part of qkv is already rotated (launch_rope with k_only, once
   // per layer); only q is rotated in the kernel. Bitwise the same result as the fused K rotation.
   bool k_rotated = false;
+  // With K rotated in the kernel: send the table rows of the block's positions to L2 before the PDL
+  // wait. Only where the launch is PDL-chained (the small buckets): without PDL nothing overlaps the
+  // prefetches, and at 512 tokens they cost 0.016 ms a forward (docs/benchmarks/cuda.md item 106).
+  bool prefetch_rope = false;
   // Queries per tile of the tile table (attention_query_tile, bucket.h): 64 (default) or 128; 16 or
   // 32 with the tensor-core kernel (small buckets), which runs the 64-query kernel on the tile's
   // first rows.
