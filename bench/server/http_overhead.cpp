@@ -111,6 +111,14 @@ double rss_mib() {
 }
 
 double us(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+Clock::duration seconds_of(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
+
+// Every client's latencies in one list.
+std::vector<double> merged(const std::vector<std::vector<double>>& per_client) {
+  std::vector<double> all;
+  for (const auto& v : per_client) all.insert(all.end(), v.begin(), v.end());
+  return all;
+}
 
 double pct(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -389,7 +397,6 @@ int run(int argc, char** argv) {
                "concurrency", "requests", "req/s", "p50 ms", "p99 ms", "req/forward", "fwd ms", "pack ms", "gap ms",
                "replays", "captures", "evictions", "eager", "capture ms", "RSS MiB", "dev MiB");
   }
-  exec_fwd.clear();
   std::stringstream ss(conc);
   for (std::string item; std::getline(ss, item, ',');) {
     const int c = std::stoi(item);
@@ -412,12 +419,11 @@ int run(int argc, char** argv) {
         }
       });
     }
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    std::this_thread::sleep_for(seconds_of(seconds));
     stop = true;
     for (auto& t : ts) t.join();
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::vector<double> all;
-    for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
+    const std::vector<double> all = merged(lat);
     const engine::BackendCounters after = sched.backend_counters();
     fmt::print("{:>11} {:>10} {:>10.1f} {:>10.2f} {:>10.2f} {} {:>8} {:>8} {:>9} {:>8} {:>10.1f} {:>9.0f} {:>8.0f}{}\n", c,
                all.size(), static_cast<double>(all.size()) / wall, pct(all, 0.5), pct(all, 0.99),
@@ -441,26 +447,25 @@ int run(int argc, char** argv) {
     std::atomic<int> errors{0};
     const size_t log_from = batch_log.size();
     const auto t0 = Clock::now() + std::chrono::milliseconds(50);  // every connection open by then
-    const auto t_end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    const auto t_end = t0 + seconds_of(seconds);
     std::vector<std::thread> ts;
     for (int k = 0; k < connections; ++k) {
       ts.emplace_back([&, k] {
         Client cl(srv.port(), cycle, static_cast<size_t>(k));
         std::mt19937_64 rng(static_cast<uint64_t>(k) * 7919u + 17u);
         std::exponential_distribution<double> gap(rate / connections);  // seconds between this connection's arrivals
-        auto due = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(gap(rng)));
+        auto due = t0 + seconds_of(gap(rng));
         while (due < t_end) {
           std::this_thread::sleep_until(due);
           if (cl.call() != 200) errors++;
           lat[static_cast<size_t>(k)].push_back(us(Clock::now() - due) / 1e3);
-          due += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(gap(rng)));
+          due += seconds_of(gap(rng));
         }
       });
     }
     for (auto& t : ts) t.join();
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::vector<double> all;
-    for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
+    const std::vector<double> all = merged(lat);
     fmt::print("{:>10.0f} {:>10} {:>10.1f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {} {:>9}\n", rate, all.size(),
                static_cast<double>(all.size()) / wall, pct(all, 0.5), pct(all, 0.9), pct(all, 0.99), pct(all, 1.0),
                batch_log.cycle(log_from), errors.load());
