@@ -25,6 +25,7 @@
 #include "backends/cuda/geglu_gemm.cuh"
 #include "backends/cuda/heads.cuh"
 #include "backends/cuda/norm.cuh"
+#include "backends/cuda/pdl.h"
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/skinny_gemm.cuh"
 #include "backends/cuda/small_gemm.cuh"
@@ -1212,6 +1213,54 @@ TEST(CudaKernels, CopyFromHostCopiesEveryWordAndNothingElse) {
     }
   EXPECT_THROW(launch_copy_from_host(nullptr, nullptr, 4, nullptr), Error);
   cudaFreeHost(host);
+}
+
+// Own edges (pdl.h): outside a PdlScope an own kernel launches programmatically only right after
+// another own kernel on the engine's stream. A cuBLASLt GEMM clears the mark (edges out of nvjet
+// cost at 256-512 tokens, docs/benchmarks/cuda.md item 107), a launch on the legacy stream never
+// sets it, and a scope chains every launch.
+TEST(CudaKernels, ProgrammaticEdgesFollowOwnKernelsOnly) {
+  LAYA_REQUIRE_GPU();
+  ASSERT_FALSE(pdl_from_env()) << "LAYA_CUDA_PDL=1 chains every launch: nothing to tell apart";
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  Dev<uint8_t> ws(kGemmWorkspace);
+  Gemm gemm(ws.get(), kGemmWorkspace);
+  std::mt19937 rng(41);
+  const auto a = round16<__nv_bfloat16>(randn(rng, 64 * 128));
+  const auto w = round16<__nv_bfloat16>(randn(rng, 256 * 128, 0.05f));
+  Dev<__nv_bfloat16> da(to16<__nv_bfloat16>(a)), dw(to16<__nv_bfloat16>(w)), dc(64 * 256);
+  const GemmArgs<__nv_bfloat16> g{da.get(), dw.get(), nullptr, dc.get(), 64, 256, 128, false};
+  const bool own_edges = pdl_own_edges_from_env();
+
+  pdl_last_launch_own() = true;
+  gemm.run(g, s);
+  EXPECT_FALSE(pdl_last_launch_own()) << "a cuBLASLt launch clears the mark";
+  EXPECT_FALSE(pdl_for_next_launch());
+  launch_gelu(GeluParams<__nv_bfloat16>{dc.get(), 64 * 256}, s);  // after the GEMM: a plain edge
+  EXPECT_TRUE(pdl_last_launch_own());
+  EXPECT_EQ(pdl_for_next_launch(), own_edges);
+  Dev<__nv_bfloat16> other(256);  // the legacy stream does not order with s: its own buffer
+  launch_gelu(GeluParams<__nv_bfloat16>{other.get(), 256}, nullptr);  // the legacy stream: never
+  EXPECT_FALSE(pdl_last_launch_own());
+  gemm.run(g, s);  // dc = x . W^T again
+  {
+    const PdlScope scope(true);
+    EXPECT_TRUE(pdl_for_next_launch()) << "a scope chains the launch after a GEMM too";
+    launch_gelu(GeluParams<__nv_bfloat16>{dc.get(), 64 * 256}, s);
+  }
+  EXPECT_EQ(pdl_for_next_launch(), own_edges);
+  launch_gelu(GeluParams<__nv_bfloat16>{dc.get(), 64 * 256}, s);  // an own edge (where on)
+  // The last three launches on s, programmatic or not, computed GELU(GELU(x . W^T)) in order.
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  std::vector<float> ref(64 * 256);
+  cpu::linear(a.data(), 64, 128, w.data(), nullptr, 256, ref.data());
+  ref = round_bf16(ref);
+  cpu::gelu_erf(ref.data(), static_cast<int64_t>(ref.size()));
+  ref = round_bf16(ref);
+  cpu::gelu_erf(ref.data(), static_cast<int64_t>(ref.size()));
+  expect_close(from16(dc.down()), ref, "gemm then gelu twice");
+  cudaStreamDestroy(s);
 }
 
 TEST(CudaKernels, LaunchersRejectBadShapes) {

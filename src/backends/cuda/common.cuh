@@ -15,7 +15,9 @@ namespace laya::cuda {
 template <typename... Params, typename... Args>
 void launch_kernel_smem(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                         bool allow_pdl, Args&&... args) {
-  if (!allow_pdl || !pdl_enabled() || stream == nullptr) {  // PDL only on the engine's own stream
+  const bool pdl = allow_pdl && stream != nullptr && pdl_for_next_launch();  // only on the engine's own stream
+  pdl_last_launch_own() = allow_pdl && stream != nullptr;  // allow_pdl: the kernel starts with pdl_prologue
+  if (!pdl) {
     kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
     return;
   }

@@ -103,6 +103,14 @@ constexpr int32_t kGegluGemmFromRows = 1280;
 // then, with the lean add+LNs, from 1536 too: 4x464 -0.045, 3x512 -0.045, 64x32 -0.02; 2x512
 // (1,024 tokens) +0.01 — hence 1536, where the lean add+LN starts.
 constexpr int32_t kResidualGemmFromRows = 1536;
+// Buckets of kPdlAllEdgesFromTokens to kPdlAllEdgesToTokens tokens launch every own kernel
+// programmatically, after a cuBLASLt GEMM too (PdlScope; elsewhere outside the small buckets only
+// own -> own edges are: pdl_for_next_launch). Measured on the H200 (docs/benchmarks/cuda.md item
+// 108, five rounds under the power cap), against own edges only: 3x512 -0.019 ms, 4x464 -0.017,
+// 8x512 (4,096) -0.030, but 16x512 +0.070; 1x512 +0.04 and 1x256 +0.02 (item 107).
+// LAYA_CUDA_PDL_ALL_FROM / LAYA_CUDA_PDL_ALL_TO override them (FROM 0: never).
+constexpr int32_t kPdlAllEdgesFromTokens = 1536;
+constexpr int32_t kPdlAllEdgesToTokens = 4096;
 // Buckets of at least this many tokens run attention's products on wgmma (AttentionParams::wgmma,
 // sm_90a); LAYA_CUDA_ATTN_WGMMA_FROM overrides it (0: never).
 constexpr int32_t kAttnWgmmaFromTokens = 1;
@@ -303,6 +311,8 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
+  int32_t pdl_all_from_ = 0;       // buckets of pdl_all_from_ to pdl_all_to_ tokens: every own launch
+  int32_t pdl_all_to_ = 0;         // programmatic (pdl_all_from_ 0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
   int32_t narrow_carveout_ = kNarrowCarveout;  // the narrow-layout buckets' preferred carveout (-1: none)
@@ -390,6 +400,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                            : 0;
   // The residual GEMMs' timed candidates write to ws_.up, which must hold [T, d] floats.
   residual_from_ = up_cols >= 2 * d ? std::max(0, env_int("LAYA_CUDA_RESIDUAL_GEMM_FROM", kResidualGemmFromRows)) : 0;
+  pdl_all_from_ = std::max(0, env_int("LAYA_CUDA_PDL_ALL_FROM", kPdlAllEdgesFromTokens));
+  pdl_all_to_ = std::max(0, env_int("LAYA_CUDA_PDL_ALL_TO", kPdlAllEdgesToTokens));
   // The pruned layer's compact attention rows live in ws_.g ([T, intermediate] elements).
   prune_head_from_ = dims_.inter >= d ? std::max(0, env_int("LAYA_CUDA_PRUNE_HEAD_FROM", kPruneHeadFromTokens)) : 0;
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
@@ -481,7 +493,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
       "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM, decision output GEMMs {}), skinny GEMM {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
-      "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}, inputs and outputs {}",
+      "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}, inputs and outputs {}, "
+      "programmatic launches {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_, attn_out_splits_,
       decision_parts_ ? "as partials" : "whole",
@@ -498,7 +511,10 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
       prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_) : std::string("never"),
-      bus_io_ ? "over the bus by kernels" : "by memcpy nodes");
+      bus_io_ ? "over the bus by kernels" : "by memcpy nodes",
+      fmt::format("for every own kernel up to {} tokens{}, {} elsewhere", small_gemm_max_m_,
+                  pdl_all_from_ > 0 ? fmt::format(" and from {} to {}", pdl_all_from_, pdl_all_to_) : std::string(),
+                  pdl_own_edges_from_env() ? "after an own kernel" : "none"));
   try {
     warm(options.warmup_shapes);
   } catch (...) {
@@ -667,12 +683,16 @@ template <class Elem>
 void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
   const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
   cudaStream_t s = stream_;
-  // This bucket's GEMMs wait on programmatic edges (small_gemm, `linear`): chain every own kernel
-  // (cuBLASLt's kernels, where any remain, are launched without the attribute: plain edges).
-  // Buckets whose GEMMs run the small GEMM's narrow layout prefer the kNarrowCarveout carveout.
+  // Small buckets' GEMMs wait on programmatic edges (small_gemm, `linear`), and buckets of
+  // 1,536-4,096 tokens gain from programmatic edges out of cuBLASLt's kernels: there every own kernel
+  // is chained (cuBLASLt's kernels are launched without the attribute: plain edges into them).
+  // Elsewhere only own -> own edges are programmatic (pdl_for_next_launch). Buckets whose GEMMs run
+  // the small GEMM's narrow layout prefer the kNarrowCarveout carveout.
   const bool narrow = T <= small_gemm_max_m_ && small_takes(T, d, d, SmallGemmForm::plain) &&
                       !small_gemm_wide(T, d, d, SmallGemmForm::plain);
-  const PdlScope pdl(T <= small_gemm_max_m_, narrow ? narrow_carveout_ : -1);
+  const bool all_edges = pdl_all_from_ > 0 && T >= pdl_all_from_ && T <= pdl_all_to_;
+  const PdlScope pdl(T <= small_gemm_max_m_ || all_edges, narrow ? narrow_carveout_ : -1);
+  pdl_last_launch_own() = false;  // the forward's first kernel has no own kernel before it
   const int32_t* ids = ws_.in + l.ids;
   const int32_t* pos = ws_.in + l.pos;
   const int32_t* tok_row = ws_.in + l.tok_row;

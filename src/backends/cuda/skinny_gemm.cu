@@ -235,7 +235,8 @@ void launch_mf(const SkinnyGemmParams& p, const SkinnyPlan& plan, cudaStream_t s
   const dim3 grid(static_cast<unsigned>(plan.n_tiles), static_cast<unsigned>(plan.splits),
                   static_cast<unsigned>(plan.m_tiles));
   // PDL only on the engine's own stream (as launch_kernel does).
-  ClusterLaunch launch(grid, plan.splits, stream, pdl_enabled() && stream != nullptr);
+  ClusterLaunch launch(grid, plan.splits, stream, stream != nullptr && pdl_for_next_launch());
+  pdl_last_launch_own() = stream != nullptr;
   LAYA_CUDA_CHECK(cudaLaunchKernelEx(&launch.cfg, skinny_gemm_kernel<MF>, p, plan.k_chunks));
 }
 
