@@ -69,5 +69,5 @@ prog=$1; shift
 exec "$X/bin/$prog" "$@"
 RUN
 chmod +x .gpu/run.sh
-cp scripts/gpu/suite_common.sh scripts/gpu/run_gpu_suite.sh scripts/gpu/run_ab_suite.sh scripts/gpu/official_gpu_bench.py .gpu/ 2>/dev/null || true
+cp scripts/gpu/suite_common.sh scripts/gpu/run_gpu_suite.sh scripts/gpu/run_ab_suite.sh scripts/gpu/run_env_variants.sh scripts/gpu/official_gpu_bench.py .gpu/ 2>/dev/null || true
 du -sh .gpu/bundle.tar.xz

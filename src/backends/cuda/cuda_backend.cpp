@@ -107,7 +107,8 @@ constexpr int32_t kResidualGemmFromRows = 1536;
 // programmatically, after a cuBLASLt GEMM too (PdlScope; elsewhere outside the small buckets only
 // own -> own edges are: pdl_for_next_launch). Measured on the H200 (docs/benchmarks/cuda.md item
 // 108, five rounds under the power cap), against own edges only: 3x512 -0.019 ms, 4x464 -0.017,
-// 8x512 (4,096) -0.030, but 16x512 +0.070; 1x512 +0.04 and 1x256 +0.02 (item 107).
+// 8x512 (4,096) -0.030; 16x512 +0.070 there, nothing measurable beyond its power-cap noise in
+// palindromic runs; 1x512 +0.04 and 1x256 +0.02 (item 107).
 // LAYA_CUDA_PDL_ALL_FROM / LAYA_CUDA_PDL_ALL_TO override them (FROM 0: never).
 constexpr int32_t kPdlAllEdgesFromTokens = 1536;
 constexpr int32_t kPdlAllEdgesToTokens = 4096;

@@ -12,8 +12,8 @@ namespace laya::cuda {
 // visible BEFORE touching any memory (so the results are those of plain stream order) and only
 // then lets the next kernel launch. On for the launches inside a PdlScope (the engine opens one for
 // the buckets whose encoder GEMMs wait too, small_gemm.cuh, docs/benchmarks/cuda.md item 58, and
-// for the buckets of 1,536-4,096 tokens, item 108), between own kernels elsewhere (own edges, below), or for every
-// launch with LAYA_CUDA_PDL=1 (experiment; read once).
+// for the buckets of 1,536-4,096 tokens, item 108), between own kernels elsewhere (own edges,
+// below), or for every launch with LAYA_CUDA_PDL=1 (experiment; read once).
 inline bool pdl_from_env() {
   static const bool on = [] {
     const char* v = std::getenv("LAYA_CUDA_PDL");
