@@ -18,10 +18,15 @@
 //      pick and each algorithm id's two fastest configurations, and the chain with every edge
 //      programmatic for the first --top that wait. The nvjet kernels the heuristic returns do not
 //      wait (docs/benchmarks/cuda.md item 24), so PDL into cuBLASLt needs another kernel family.
+//   5. with --trigger 1, instead of 1-4 (item 110): whether the heuristic's pick lets its dependents
+//      launch before it completes — a stamp kernel, the GEMM, then kTriggerBlocks probe blocks on a
+//      programmatic edge that note %globaltimer and %smid as they enter, before their
+//      griddepcontrol.wait, and again after it; blocks that entered before the first wait returned
+//      were launched early. The same graph with a plain edge is the control.
 // Prints tables; asserts nothing.
 //
 // usage: laya_bench_gemm_pdl [--m 48] [--nk 3072x1024,1024x1024,5248x1024,1024x2624,1024x2624p2]
-//                            [--probe 1] [--top 6]     (NxKpS: the engine's partials form, S splits)
+//                            [--probe 1] [--top 6] [--trigger 1]  (NxKpS: the engine's partials form, S splits)
 #include "bench_common.h"
 #include "backends/cuda/small_gemm.cuh"
 
@@ -134,6 +139,54 @@ void make_programmatic(cudaGraph_t g, bool only_from_probe) {
   for (size_t i = 0; i < n; ++i) {
     if (data[i].type != cudaGraphDependencyTypeDefault || !is_kernel(from[i]) || !is_kernel(to[i])) continue;
     if (only_from_probe && kernel_name(from[i]).find("laya_probe") == std::string::npos) continue;
+    check(cudaGraphRemoveDependencies(g, &from[i], &to[i], &data[i], 1), "remove edge");
+    check(cudaGraphAddDependencies(g, &from[i], &to[i], &prog, 1), "add edge");
+  }
+}
+
+// The trigger probe's blocks (about one wave of the engine's attention at 512 tokens) and their
+// record: per block its entry and post-wait times and its SM.
+constexpr int kTriggerBlocks = 512;
+struct TriggerRecord {
+  unsigned long long stamp;  // when the kernel before the GEMM ended
+  unsigned long long entry[kTriggerBlocks], after[kTriggerBlocks];
+  unsigned sm[kTriggerBlocks];
+};
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void laya_trigger_stamp(TriggerRecord* r) {
+  if (threadIdx.x == 0) r->stamp = global_ns();
+}
+
+__global__ void laya_trigger_probe(TriggerRecord* r) {
+  if (threadIdx.x == 0) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    r->entry[blockIdx.x] = global_ns();
+    r->sm[blockIdx.x] = sm;
+  }
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  if (threadIdx.x == 0) r->after[blockIdx.x] = global_ns();
+}
+
+// Every edge into a kernel whose name holds `to_name` made programmatic.
+void make_programmatic_into(cudaGraph_t g, const char* to_name) {
+  size_t n = 0;
+  check(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &n), "edges");
+  std::vector<cudaGraphNode_t> from(n), to(n);
+  std::vector<cudaGraphEdgeData> data(n);
+  if (n > 0) check(cudaGraphGetEdges(g, from.data(), to.data(), data.data(), &n), "edges");
+  cudaGraphEdgeData prog{};
+  prog.type = cudaGraphDependencyTypeProgrammatic;
+  prog.from_port = cudaGraphKernelNodePortProgrammatic;
+  for (size_t i = 0; i < n; ++i) {
+    if (data[i].type != cudaGraphDependencyTypeDefault || !is_kernel(from[i]) || !is_kernel(to[i])) continue;
+    if (kernel_name(to[i]).find(to_name) == std::string::npos) continue;
     check(cudaGraphRemoveDependencies(g, &from[i], &to[i], &data[i], 1), "remove edge");
     check(cudaGraphAddDependencies(g, &from[i], &to[i], &prog, 1), "add edge");
   }
@@ -460,6 +513,66 @@ void report_own_gemm(const Shape& s, const Candidate& heur, double heur_chain_pl
 }
 
 // all: the heuristic's candidates first (ids < 0), then the enumerated ones, each timed.
+// Step 5 (--trigger): the heuristic's pick between a stamp kernel and the probe blocks, the edge into
+// the probe programmatic or plain; prints, as the median of 5 replays, when the first probe block
+// entered and when the first wait returned (µs after the stamp), and how many blocks, on how many
+// SMs, entered before that.
+void report_trigger(const Shape& s, const Candidate& heur) {
+  TriggerRecord* rec = nullptr;
+  check(cudaMalloc(&rec, sizeof(TriggerRecord)), "trigger record");
+  for (const bool programmatic : {false, true}) {
+    cudaGraph_t g = capture(s, [&] {
+      laya_trigger_stamp<<<1, 32, 0, s.stream>>>(rec);
+      const bool ok = s.gemm(heur, 0) == CUBLAS_STATUS_SUCCESS;
+      laya_trigger_probe<<<kTriggerBlocks, 128, 0, s.stream>>>(rec);
+      return ok;
+    });
+    if (g == nullptr) {
+      std::printf("M=%d N=%d K=%d trigger probe: capture failed\n", s.m, s.n, s.k);
+      continue;
+    }
+    if (programmatic) make_programmatic_into(g, "laya_trigger_probe");
+    cudaGraphExec_t exec = nullptr;
+    check(cudaGraphInstantiate(&exec, g, 0), "instantiate");
+    std::vector<double> first_entry, first_after, early_blocks, early_sms;
+    TriggerRecord h;
+    for (int r = 0; r < 6; ++r) {  // the first replay warms up
+      check(cudaGraphLaunch(exec, s.stream), "trigger probe");
+      check(cudaStreamSynchronize(s.stream), "trigger probe sync");
+      check(cudaMemcpy(&h, rec, sizeof(h), cudaMemcpyDeviceToHost), "trigger record");
+      if (r == 0) continue;
+      const unsigned long long entry = *std::min_element(h.entry, h.entry + kTriggerBlocks);
+      const unsigned long long after = *std::min_element(h.after, h.after + kTriggerBlocks);
+      int early = 0;
+      std::vector<bool> sm_seen(1024, false);
+      int sms = 0;
+      for (int b = 0; b < kTriggerBlocks; ++b)
+        if (h.entry[b] < after) {
+          ++early;
+          if (!sm_seen[h.sm[b] % 1024]) {
+            sm_seen[h.sm[b] % 1024] = true;
+            ++sms;
+          }
+        }
+      first_entry.push_back((static_cast<double>(entry) - static_cast<double>(h.stamp)) / 1000.0);
+      first_after.push_back((static_cast<double>(after) - static_cast<double>(h.stamp)) / 1000.0);
+      early_blocks.push_back(early);
+      early_sms.push_back(sms);
+    }
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    std::printf("M=%d N=%d K=%d trigger probe, %s edge: first block in %.2f us, first wait returned %.2f us "
+                "after the stamp; %.0f of %d blocks on %.0f SMs entered before it  (%s)\n",
+                s.m, s.n, s.k, programmatic ? "programmatic" : "plain", median(first_entry), median(first_after),
+                median(early_blocks), kTriggerBlocks, median(early_sms), heur.kernels.c_str());
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(g);
+  }
+  cudaFree(rec);
+}
+
 void report(const Shape& s, std::vector<Candidate>& all, int n_ids, int checked, bool probe, int top) {
   std::vector<Candidate> ok;
   for (const Candidate& c : all)
@@ -535,7 +648,7 @@ int main(int argc, char** argv) {
   std::vector<int> ms{48};
   std::vector<laya::bench::GemmShape> nks{{3072, 1024, 1}, {1024, 1024, 1}, {5248, 1024, 1}, {1024, 2624, 1}, {1024, 2624, 2}};
   int top = 6;
-  bool probe = false;
+  bool probe = false, trigger = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string opt = argv[i], val = argv[i + 1];
     if (opt == "--m") {
@@ -544,6 +657,8 @@ int main(int argc, char** argv) {
       nks = laya::bench::parse_shapes(val);
     } else if (opt == "--probe") {
       probe = std::atoi(val.c_str()) != 0;
+    } else if (opt == "--trigger") {
+      trigger = std::atoi(val.c_str()) != 0;
     } else if (opt == "--top") {
       top = std::max(1, std::atoi(val.c_str()));
     } else {
@@ -576,6 +691,9 @@ int main(int argc, char** argv) {
       std::vector<Candidate> all = heuristic_candidates(s);
       if (all.empty()) {
         std::printf("M=%d N=%d K=%d: no heuristic result\n", m, n, k);
+      } else if (trigger) {
+        time_candidate(s, all.front());  // names its kernels
+        report_trigger(s, all.front());
       } else {
         int n_ids = 0, checked = 0;
         for (Candidate& c : enumerated_candidates(s, all.front(), &n_ids, &checked)) all.push_back(c);

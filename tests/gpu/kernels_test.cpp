@@ -1217,7 +1217,7 @@ TEST(CudaKernels, CopyFromHostCopiesEveryWordAndNothingElse) {
 
 // Own edges (pdl.h): outside a PdlScope an own kernel launches programmatically only right after
 // another own kernel on the engine's stream. A cuBLASLt GEMM clears the mark (edges out of nvjet
-// cost at 256-512 tokens, docs/benchmarks/cuda.md item 107), a launch on the legacy stream never
+// cost at 192-512 tokens, docs/benchmarks/cuda.md items 107, 111), a launch on the legacy stream never
 // sets it, and a scope chains every launch.
 TEST(CudaKernels, ProgrammaticEdgesFollowOwnKernelsOnly) {
   LAYA_REQUIRE_GPU();

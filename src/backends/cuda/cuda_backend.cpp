@@ -108,7 +108,7 @@ constexpr int32_t kResidualGemmFromRows = 1536;
 // own -> own edges are: pdl_for_next_launch). Measured on the H200 (docs/benchmarks/cuda.md item
 // 108, five rounds under the power cap), against own edges only: 3x512 -0.019 ms, 4x464 -0.017,
 // 8x512 (4,096) -0.030; 16x512 +0.070 there, nothing measurable beyond its power-cap noise in
-// palindromic runs; 1x512 +0.04 and 1x256 +0.02 (item 107).
+// palindromic runs. From 129 tokens instead: 192-512 tokens +0.004..+0.014, 1,024 ±0 (item 111).
 // LAYA_CUDA_PDL_ALL_FROM / LAYA_CUDA_PDL_ALL_TO override them (FROM 0: never).
 constexpr int32_t kPdlAllEdgesFromTokens = 1536;
 constexpr int32_t kPdlAllEdgesToTokens = 4096;
@@ -740,7 +740,10 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   ap.key_split = attention_key_split(b, dims_.heads, sms_, dims_.max_row_len, attn_split_max_);
   ap.zero_row = zero_tail_ ? b.rows : -1;  // the padding tail row's slot (staging.h)
   ap.wgmma = attn_wgmma_from_ > 0 && T >= attn_wgmma_from_;
-  ap.prefetch_rope = pdl_enabled();  // the bucket's own kernels are PDL-chained (PdlScope above)
+  // The RoPE rows are sent to L2 while the kernel before attention finishes: only where that kernel
+  // is an own GEMM that lets attention launch early (small buckets; cuBLASLt's kernels do not,
+  // docs/benchmarks/cuda.md item 110, and unhidden the prefetches cost, item 106).
+  ap.prefetch_rope = pdl_enabled() && T <= small_gemm_max_m_;
 
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {

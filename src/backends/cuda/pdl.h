@@ -30,7 +30,7 @@ inline bool pdl_enabled() { return pdl_from_env() || pdl_scope_on(); }
 // Own edges: outside a PdlScope too, an own kernel launches programmatically when the launch before
 // it on this thread was an own kernel as well (each waits before it triggers: dev::pdl_prologue),
 // never after a cuBLASLt kernel (Gemm clears the mark): programmatic edges out of cuBLASLt's
-// kernels cost +0.03 ms in the buckets of 256-512 tokens (docs/benchmarks/cuda.md item 107).
+// kernels cost +0.01 ms in the buckets of 192-512 tokens (docs/benchmarks/cuda.md items 107, 111).
 // LAYA_CUDA_PDL_OWN_EDGES=0 turns it off (experiment; read once).
 inline bool pdl_own_edges_from_env() {
   static const bool on = [] {
