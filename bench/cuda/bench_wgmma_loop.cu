@@ -8,6 +8,13 @@
 //   weight rows a CTA; N = 128 / 256 calibrate the tensor cores' peak;
 //   wait<1>: the engine's loop (commit a k-tile, wait for the one before); wait-end: every k-tile
 //   issued, one wait at the end; 2 WG: two consumer warpgroups, even and odd k-tiles.
+// And the register-A form (session 19's lead, docs/benchmarks/cuda.md item 112): N = 64, the 64
+// weight rows as wgmma's A operand from registers, loaded by 16-byte global loads from a buffer far
+// larger than L2 (fresh memory each run: they stream from DRAM as the weights do), kAhead k-tiles
+// in flight (and optionally the k-tiles past them sent to L2 first); only the tokens' B box comes from
+// the shared-memory ring. At 32, 48, 82 and 132 CTAs (the engine's output GEMMs, QKV and MLP input
+// GEMMs at 48 tokens, and every SM). The loads' k order is whatever makes
+// each thread's fragment one contiguous load (a permutation of K, applied to B too in a real GEMM).
 // Prints cycles a k-tile and multiply-adds a cycle an SM; asserts nothing.
 //
 // usage: laya_bench_wgmma_loop [--tiles 64]
@@ -20,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/common.cuh"
 #include "backends/cuda/wgmma.cuh"
 #include "bench_common.h"
 
@@ -92,6 +100,108 @@ void run(const char* what, int tiles, int ctas, unsigned long long* cycles, floa
               med / 1980.0, macs / med, kWarpgroups > 1 ? " (2 WGs together)" : "");
 }
 
+// Keeps a register-A fragment allocated until here: ptxas treats a register-A operand's registers as
+// free once the wgmma is issued (wgmma.cuh), so without a later use it may hand them to other values
+// while the wgmma still reads them.
+__device__ __forceinline__ void keep(const uint4& v) { asm volatile("" ::"r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)); }
+
+constexpr int kRsStageBytes = 64 * 128;  // the B box: 64 tokens x 64 k
+constexpr int kRsSmem = kStages * kRsStageBytes + 1024;
+
+// A k-tile of A is 64 rows x 64 k = 8 KB: 4 x 16 bytes a thread (one per k16 step), the warpgroup's
+// 128 threads reading 2 KB contiguous per step.
+// kL2Ahead > 0: each k-tile also sends the k-tile kL2Ahead past the loads' reach to L2 (one 128-byte
+// line a thread for the first 64 threads), so the loads find it there.
+template <int kAhead, int kL2Ahead>
+__global__ void __launch_bounds__(128, 1) rs_loop_kernel(int tiles, const uint4* w, unsigned long long* cycles,
+                                                          float* sink) {
+#ifdef LAYA_HAS_WGMMA
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  for (int i = threadIdx.x; i < kStages * kRsStageBytes / 4; i += blockDim.x)
+    reinterpret_cast<uint32_t*>(smem)[i] = 0x3c003c00u * (i & 1);
+  laya::cuda::dev::fence_proxy_async_smem();
+  __syncthreads();
+  const uint4* mine = w + static_cast<size_t>(blockIdx.x) * tiles * 512 + threadIdx.x;  // 512 uint4 a k-tile
+  const unsigned char* lines = reinterpret_cast<const unsigned char*>(w + static_cast<size_t>(blockIdx.x) * tiles * 512);
+  if constexpr (kL2Ahead > 0)
+    for (int t = kAhead; t < kAhead + kL2Ahead && t < tiles; ++t)
+      if (threadIdx.x < 64) laya::cuda::dev::prefetch_l2(lines + t * 8192 + threadIdx.x * 128);
+  uint4 a[kAhead][4];
+#pragma unroll
+  for (int j = 0; j < kAhead; ++j)
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) a[j][kk] = mine[j * 512 + kk * 128];
+  float d[8][4];
+#pragma unroll
+  for (int n = 0; n < 8; ++n)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) d[n][c] = 0.f;
+  const long long t0 = clock64();
+  for (int i0 = 0; i0 < tiles; i0 += kAhead) {
+#pragma unroll
+    for (int j = 0; j < kAhead; ++j) {
+      const int i = i0 + j;
+      const unsigned char* b = smem + (i % kStages) * kRsStageBytes;
+      laya::cuda::dev::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)
+        laya::cuda::dev::wgmma_m64n64k16_rs<__nv_bfloat16, false>(
+            d, reinterpret_cast<const uint32_t(&)[4]>(a[j][kk]), laya::cuda::dev::sw128_desc(b + kk * 32), 1);
+      laya::cuda::dev::wgmma_commit();
+      laya::cuda::dev::wgmma_wait<1>();  // the k-tile before this one is done: its registers are free
+      const int prev = (j + kAhead - 1) % kAhead;
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) keep(a[prev][kk]);
+      const int next = i - 1 + kAhead;  // the k-tile that reuses them
+      if constexpr (kL2Ahead > 0)
+        if (next + kL2Ahead < tiles && threadIdx.x < 64)
+          laya::cuda::dev::prefetch_l2(lines + (next + kL2Ahead) * 8192 + threadIdx.x * 128);
+      if (i >= 1 && next < tiles)
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) a[prev][kk] = mine[next * 512 + kk * 128];
+    }
+  }
+  laya::cuda::dev::wgmma_wait<0>();
+#pragma unroll
+  for (int j = 0; j < kAhead; ++j)
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) keep(a[j][kk]);
+  laya::cuda::dev::fence_regs(d);
+  const long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = static_cast<unsigned long long>(t1 - t0);
+  float s = 0.f;
+#pragma unroll
+  for (int n = 0; n < 8; ++n)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) s += d[n][c];
+  if (s == 12345.f) sink[threadIdx.x] = s;
+#endif
+}
+
+// The register-A form at `ctas` CTAs, three runs, each on memory the run before did not touch.
+template <int kAhead, int kL2Ahead = 0>
+void run_rs(int tiles, int ctas, const uint4* w, size_t w_vec4, unsigned long long* cycles, float* sink) {
+  auto kernel = rs_loop_kernel<kAhead, kL2Ahead>;
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kRsSmem), "smem");
+  const size_t per_run = static_cast<size_t>(ctas) * tiles * 512;
+  std::vector<double> per_tile;
+  for (int rep = 0; rep < 3; ++rep) {
+    const size_t off = (static_cast<size_t>(rep + 1) * per_run) % (w_vec4 - per_run);
+    kernel<<<ctas, 128, kRsSmem>>>(tiles, w + off, cycles, sink);
+    check(cudaGetLastError(), "launch");
+    std::vector<unsigned long long> c(static_cast<size_t>(ctas));
+    check(cudaMemcpy(c.data(), cycles, c.size() * 8, cudaMemcpyDeviceToHost), "cycles");
+    for (const auto v : c) per_tile.push_back(static_cast<double>(v) / tiles);
+  }
+  std::sort(per_tile.begin(), per_tile.end());
+  const double med = per_tile[per_tile.size() / 2], worst = per_tile.back();
+  const double bytes_per_cycle = 8192.0 * ctas / med;  // A's bytes a cycle, all CTAs
+  std::printf("N=64 A from registers, %d k-tiles ahead, %2d more to L2  %4d CTAs  %8.1f cycles a k-tile (slowest CTA "
+              "%.1f; %.3f us), A at %.0f GB/s in all\n",
+              kAhead, kL2Ahead, ctas, med, worst, med / 1980.0, bytes_per_cycle * 1.98);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,6 +231,20 @@ int main(int argc, char** argv) {
     run<128, 1, true>("N=128 wait<1>", tiles, ctas, cycles, sink);
     run<256, 1, true>("N=256 wait<1>", tiles, ctas, cycles, sink);
   }
+  // The register-A form: A streams from a 1 GiB buffer (far past L2), fresh memory each run.
+  const size_t w_vec4 = (size_t{1} << 30) / 16;
+  uint4* w = nullptr;
+  check(cudaMalloc(&w, w_vec4 * 16), "alloc");
+  check(cudaMemset(w, 0, w_vec4 * 16), "clear");
+  std::printf("register A (64 weight rows a CTA, from DRAM), B (64 tokens) from shared memory\n");
+  for (const int ctas : {32, 48, 82, 132}) {
+    run_rs<4>(tiles, ctas, w, w_vec4, cycles, sink);
+    run_rs<8>(tiles, ctas, w, w_vec4, cycles, sink);
+    run_rs<8, 8>(tiles, ctas, w, w_vec4, cycles, sink);
+    run_rs<8, 24>(tiles, ctas, w, w_vec4, cycles, sink);
+  }
+  run<64, 1, true>("N=64 wait<1>, both from shared (ref.)", tiles, 82, cycles, sink);
   check(cudaDeviceSynchronize(), "sync");
+  cudaFree(w);
   return 0;
 }
