@@ -20,9 +20,9 @@
 //      wait (docs/benchmarks/cuda.md item 24), so PDL into cuBLASLt needs another kernel family.
 //   5. with --trigger 1, instead of 1-4 (item 110): whether the heuristic's pick lets its dependents
 //      launch before it completes — a stamp kernel, the GEMM, then kTriggerBlocks probe blocks on a
-//      programmatic edge that note %globaltimer and %smid as they enter, before their
-//      griddepcontrol.wait, and again after it; blocks that entered before the first wait returned
-//      were launched early. The same graph with a plain edge is the control.
+//      programmatic edge that note %globaltimer as they enter, before their griddepcontrol.wait,
+//      and again after it: a first entry well before the first return means an early launch. The
+//      same graph with a plain edge is the control.
 // Prints tables; asserts nothing.
 //
 // usage: laya_bench_gemm_pdl [--m 48] [--nk 3072x1024,1024x1024,5248x1024,1024x2624,1024x2624p2]
@@ -126,8 +126,9 @@ std::string kernel_name(cudaGraphNode_t node) {
   return name != nullptr ? name : "?";
 }
 
-// Every kernel -> kernel edge of the graph (or only those out of a laya_probe kernel) made programmatic.
-void make_programmatic(cudaGraph_t g, bool only_from_probe) {
+// Every kernel -> kernel edge of the graph for which pick(from, to) holds made programmatic.
+template <class Pick>
+void make_programmatic_if(cudaGraph_t g, Pick pick) {
   size_t n = 0;
   check(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &n), "edges");
   std::vector<cudaGraphNode_t> from(n), to(n);
@@ -138,19 +139,25 @@ void make_programmatic(cudaGraph_t g, bool only_from_probe) {
   prog.from_port = cudaGraphKernelNodePortProgrammatic;
   for (size_t i = 0; i < n; ++i) {
     if (data[i].type != cudaGraphDependencyTypeDefault || !is_kernel(from[i]) || !is_kernel(to[i])) continue;
-    if (only_from_probe && kernel_name(from[i]).find("laya_probe") == std::string::npos) continue;
+    if (!pick(from[i], to[i])) continue;
     check(cudaGraphRemoveDependencies(g, &from[i], &to[i], &data[i], 1), "remove edge");
     check(cudaGraphAddDependencies(g, &from[i], &to[i], &prog, 1), "add edge");
   }
 }
 
+// Every kernel -> kernel edge of the graph (or only those out of a laya_probe kernel) made programmatic.
+void make_programmatic(cudaGraph_t g, bool only_from_probe) {
+  make_programmatic_if(g, [only_from_probe](cudaGraphNode_t from, cudaGraphNode_t) {
+    return !only_from_probe || kernel_name(from).find("laya_probe") != std::string::npos;
+  });
+}
+
 // The trigger probe's blocks (about one wave of the engine's attention at 512 tokens) and their
-// record: per block its entry and post-wait times and its SM.
+// record: per block its entry and post-wait times.
 constexpr int kTriggerBlocks = 512;
 struct TriggerRecord {
   unsigned long long stamp;  // when the kernel before the GEMM ended
   unsigned long long entry[kTriggerBlocks], after[kTriggerBlocks];
-  unsigned sm[kTriggerBlocks];
 };
 
 __device__ __forceinline__ unsigned long long global_ns() {
@@ -164,32 +171,9 @@ __global__ void laya_trigger_stamp(TriggerRecord* r) {
 }
 
 __global__ void laya_trigger_probe(TriggerRecord* r) {
-  if (threadIdx.x == 0) {
-    unsigned sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    r->entry[blockIdx.x] = global_ns();
-    r->sm[blockIdx.x] = sm;
-  }
+  if (threadIdx.x == 0) r->entry[blockIdx.x] = global_ns();
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
   if (threadIdx.x == 0) r->after[blockIdx.x] = global_ns();
-}
-
-// Every edge into a kernel whose name holds `to_name` made programmatic.
-void make_programmatic_into(cudaGraph_t g, const char* to_name) {
-  size_t n = 0;
-  check(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &n), "edges");
-  std::vector<cudaGraphNode_t> from(n), to(n);
-  std::vector<cudaGraphEdgeData> data(n);
-  if (n > 0) check(cudaGraphGetEdges(g, from.data(), to.data(), data.data(), &n), "edges");
-  cudaGraphEdgeData prog{};
-  prog.type = cudaGraphDependencyTypeProgrammatic;
-  prog.from_port = cudaGraphKernelNodePortProgrammatic;
-  for (size_t i = 0; i < n; ++i) {
-    if (data[i].type != cudaGraphDependencyTypeDefault || !is_kernel(from[i]) || !is_kernel(to[i])) continue;
-    if (kernel_name(to[i]).find(to_name) == std::string::npos) continue;
-    check(cudaGraphRemoveDependencies(g, &from[i], &to[i], &data[i], 1), "remove edge");
-    check(cudaGraphAddDependencies(g, &from[i], &to[i], &prog, 1), "add edge");
-  }
 }
 
 struct Candidate {
@@ -515,8 +499,8 @@ void report_own_gemm(const Shape& s, const Candidate& heur, double heur_chain_pl
 // all: the heuristic's candidates first (ids < 0), then the enumerated ones, each timed.
 // Step 5 (--trigger): the heuristic's pick between a stamp kernel and the probe blocks, the edge into
 // the probe programmatic or plain; prints, as the median of 5 replays, when the first probe block
-// entered and when the first wait returned (µs after the stamp), and how many blocks, on how many
-// SMs, entered before that.
+// entered and when the first wait returned (µs after the stamp). A GEMM that lets its dependents
+// launch early shows the first entry well before the first return.
 void report_trigger(const Shape& s, const Candidate& heur) {
   TriggerRecord* rec = nullptr;
   check(cudaMalloc(&rec, sizeof(TriggerRecord)), "trigger record");
@@ -531,10 +515,13 @@ void report_trigger(const Shape& s, const Candidate& heur) {
       std::printf("M=%d N=%d K=%d trigger probe: capture failed\n", s.m, s.n, s.k);
       continue;
     }
-    if (programmatic) make_programmatic_into(g, "laya_trigger_probe");
+    if (programmatic)
+      make_programmatic_if(g, [](cudaGraphNode_t, cudaGraphNode_t to) {
+        return kernel_name(to).find("laya_trigger_probe") != std::string::npos;
+      });
     cudaGraphExec_t exec = nullptr;
     check(cudaGraphInstantiate(&exec, g, 0), "instantiate");
-    std::vector<double> first_entry, first_after, early_blocks, early_sms;
+    std::vector<double> first_entry, first_after;
     TriggerRecord h;
     for (int r = 0; r < 6; ++r) {  // the first replay warms up
       check(cudaGraphLaunch(exec, s.stream), "trigger probe");
@@ -543,30 +530,17 @@ void report_trigger(const Shape& s, const Candidate& heur) {
       if (r == 0) continue;
       const unsigned long long entry = *std::min_element(h.entry, h.entry + kTriggerBlocks);
       const unsigned long long after = *std::min_element(h.after, h.after + kTriggerBlocks);
-      int early = 0;
-      std::vector<bool> sm_seen(1024, false);
-      int sms = 0;
-      for (int b = 0; b < kTriggerBlocks; ++b)
-        if (h.entry[b] < after) {
-          ++early;
-          if (!sm_seen[h.sm[b] % 1024]) {
-            sm_seen[h.sm[b] % 1024] = true;
-            ++sms;
-          }
-        }
       first_entry.push_back((static_cast<double>(entry) - static_cast<double>(h.stamp)) / 1000.0);
       first_after.push_back((static_cast<double>(after) - static_cast<double>(h.stamp)) / 1000.0);
-      early_blocks.push_back(early);
-      early_sms.push_back(sms);
     }
     auto median = [](std::vector<double> v) {
       std::sort(v.begin(), v.end());
       return v[v.size() / 2];
     };
     std::printf("M=%d N=%d K=%d trigger probe, %s edge: first block in %.2f us, first wait returned %.2f us "
-                "after the stamp; %.0f of %d blocks on %.0f SMs entered before it  (%s)\n",
+                "after the stamp  (%s)\n",
                 s.m, s.n, s.k, programmatic ? "programmatic" : "plain", median(first_entry), median(first_after),
-                median(early_blocks), kTriggerBlocks, median(early_sms), heur.kernels.c_str());
+                heur.kernels.c_str());
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(g);
   }
