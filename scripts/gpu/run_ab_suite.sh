@@ -33,12 +33,7 @@ source "$(dirname "$0")/suite_common.sh"
 IT=${LAYA_BENCH_ITERS:-30}
 ROUNDS=${LAYA_BENCH_ROUNDS:-2}
 VARIANTS=${LAYA_AB_VARIANTS:-}
-# Each variant is NAME:VAR=VALUE[,VAR=VALUE]: a value cannot hold a comma (checked before anything runs).
-for v in $VARIANTS; do
-  for kv in $(echo "${v#*:}" | tr ',' ' '); do
-    [[ "$kv" == *=* ]] || { echo "LAYA_AB_VARIANTS: '$kv' in '$v' is not VAR=VALUE (values cannot contain commas)" >&2; exit 2; }
-  done
-done
+check_variants LAYA_AB_VARIANTS "$VARIANTS"
 S="$OUT/summary.txt"
 
 log "ab suite start, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"

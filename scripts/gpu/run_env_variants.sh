@@ -18,11 +18,7 @@ source "$(dirname "$0")/suite_common.sh"
 VARIANTS=${LAYA_VARIANTS:?set LAYA_VARIANTS to NAME:VAR=VALUE[,VAR=VALUE] ...}
 ROUNDS=${LAYA_BENCH_ROUNDS:-3}
 BIN=${LAYA_BENCH_BIN:-laya-engine}
-for v in $VARIANTS; do
-  for kv in $(echo "${v#*:}" | tr ',' ' '); do
-    [[ "$kv" == *=* ]] || { echo "LAYA_VARIANTS: '$kv' in '$v' is not VAR=VALUE" >&2; exit 2; }
-  done
-done
+check_variants LAYA_VARIANTS "$VARIANTS"
 S=$OUT/summary.txt
 B=$OUT/bench.jsonl
 log "env variants start: $VARIANTS; shapes $SHAPES; $ROUNDS rounds"

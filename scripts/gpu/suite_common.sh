@@ -46,3 +46,13 @@ else:
     print("GPU during %s: no sample above 150 W (%d in all): too short to heat the GPU" % (sys.argv[2], len(rows)))
 PY
 }
+# Checks a variant list, space-separated NAME:VAR=VALUE[,VAR=VALUE] (a value cannot hold a comma),
+# before anything runs; exits 2 naming the bad item. usage: check_variants LIST_NAME "$LIST"
+check_variants() {
+  local v kv
+  for v in $2; do
+    for kv in $(echo "${v#*:}" | tr ',' ' '); do
+      [[ "$kv" == *=* ]] || { echo "$1: '$kv' in '$v' is not VAR=VALUE (values cannot contain commas)" >&2; exit 2; }
+    done
+  done
+}
