@@ -15,6 +15,8 @@
 // the shared-memory ring. At 32, 48, 82 and 132 CTAs (the engine's output GEMMs, QKV and MLP input
 // GEMMs at 48 tokens, and every SM). The loads' k order is whatever makes
 // each thread's fragment one contiguous load (a permutation of K, applied to B too in a real GEMM).
+// Then the same form with A already in L2 (item 113: weights prefetched to L2 while the kernel before
+// runs), both in that fragment order and from a plain row-major block with 4-byte loads.
 // Prints cycles a k-tile and multiply-adds a cycle an SM; asserts nothing.
 //
 // usage: laya_bench_wgmma_loop [--tiles 64]
@@ -112,7 +114,10 @@ constexpr int kRsSmem = kStages * kRsStageBytes + 1024;
 // 128 threads reading 2 KB contiguous per step.
 // kL2Ahead > 0: each k-tile also sends the k-tile kL2Ahead past the loads' reach to L2 (one 128-byte
 // line a thread for the first 64 threads), so the loads find it there.
-template <int kAhead, int kL2Ahead>
+// kNatural: A is a plain row-major [64 rows x K] block, as the engine's weights are stored; each
+// thread loads its fragment as 4-byte words (rows g and g + 8, k pairs 2t and 8 + 2t of each k16
+// step: 16 loads a k-tile) instead of one 16-byte load a step from a fragment-ordered copy.
+template <int kAhead, int kL2Ahead, bool kNatural = false>
 __global__ void __launch_bounds__(128, 1) rs_loop_kernel(int tiles, const uint4* w, unsigned long long* cycles,
                                                           float* sink) {
 #ifdef LAYA_HAS_WGMMA
@@ -127,11 +132,24 @@ __global__ void __launch_bounds__(128, 1) rs_loop_kernel(int tiles, const uint4*
   if constexpr (kL2Ahead > 0)
     for (int t = kAhead; t < kAhead + kL2Ahead && t < tiles; ++t)
       if (threadIdx.x < 64) laya::cuda::dev::prefetch_l2(lines + t * 8192 + threadIdx.x * 128);
+  // kNatural: this thread's row g of the CTA's 64-row block; a row is `tiles` k-tiles of 32 words.
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane / 4, t4 = lane % 4;
+  const uint32_t* rows = reinterpret_cast<const uint32_t*>(w + static_cast<size_t>(blockIdx.x) * tiles * 512) +
+                         static_cast<size_t>(threadIdx.x / 32 * 16 + g) * tiles * 32 + t4;
+  const size_t row8 = static_cast<size_t>(8) * tiles * 32;  // 8 rows further
+  auto load = [&](uint4& v, int tile, int kk) {
+    if constexpr (kNatural) {
+      const uint32_t* at = rows + tile * 32 + kk * 8;
+      v = make_uint4(at[0], at[row8], at[4], at[row8 + 4]);
+    } else {
+      v = mine[tile * 512 + kk * 128];
+    }
+  };
   uint4 a[kAhead][4];
 #pragma unroll
   for (int j = 0; j < kAhead; ++j)
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) a[j][kk] = mine[j * 512 + kk * 128];
+    for (int kk = 0; kk < 4; ++kk) load(a[j][kk], j, kk);
   float d[8][4];
 #pragma unroll
   for (int n = 0; n < 8; ++n)
@@ -159,7 +177,7 @@ __global__ void __launch_bounds__(128, 1) rs_loop_kernel(int tiles, const uint4*
           laya::cuda::dev::prefetch_l2(lines + (next + kL2Ahead) * 8192 + threadIdx.x * 128);
       if (i >= 1 && next < tiles)
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk) a[prev][kk] = mine[next * 512 + kk * 128];
+        for (int kk = 0; kk < 4; ++kk) load(a[prev][kk], next, kk);
     }
   }
   laya::cuda::dev::wgmma_wait<0>();
@@ -180,14 +198,17 @@ __global__ void __launch_bounds__(128, 1) rs_loop_kernel(int tiles, const uint4*
 }
 
 // The register-A form at `ctas` CTAs, three runs, each on memory the run before did not touch.
-template <int kAhead, int kL2Ahead = 0>
+// kWarm: every run on the same memory, after one run that brought it into L2 (A read from L2, as
+// weights prefetched there while the kernel before runs would be).
+template <int kAhead, int kL2Ahead = 0, bool kNatural = false, bool kWarm = false>
 void run_rs(int tiles, int ctas, const uint4* w, size_t w_vec4, unsigned long long* cycles, float* sink) {
-  auto kernel = rs_loop_kernel<kAhead, kL2Ahead>;
+  auto kernel = rs_loop_kernel<kAhead, kL2Ahead, kNatural>;
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kRsSmem), "smem");
   const size_t per_run = static_cast<size_t>(ctas) * tiles * 512;
   std::vector<double> per_tile;
+  if (kWarm) kernel<<<ctas, 128, kRsSmem>>>(tiles, w, cycles, sink);
   for (int rep = 0; rep < 3; ++rep) {
-    const size_t off = (static_cast<size_t>(rep + 1) * per_run) % (w_vec4 - per_run);
+    const size_t off = kWarm ? 0 : (static_cast<size_t>(rep + 1) * per_run) % (w_vec4 - per_run);
     kernel<<<ctas, 128, kRsSmem>>>(tiles, w + off, cycles, sink);
     check(cudaGetLastError(), "launch");
     std::vector<unsigned long long> c(static_cast<size_t>(ctas));
@@ -197,9 +218,10 @@ void run_rs(int tiles, int ctas, const uint4* w, size_t w_vec4, unsigned long lo
   std::sort(per_tile.begin(), per_tile.end());
   const double med = per_tile[per_tile.size() / 2], worst = per_tile.back();
   const double bytes_per_cycle = 8192.0 * ctas / med;  // A's bytes a cycle, all CTAs
-  std::printf("N=64 A from registers, %d k-tiles ahead, %2d more to L2  %4d CTAs  %8.1f cycles a k-tile (slowest CTA "
-              "%.1f; %.3f us), A at %.0f GB/s in all\n",
-              kAhead, kL2Ahead, ctas, med, worst, med / 1980.0, bytes_per_cycle * 1.98);
+  std::printf("N=64 A from registers%s, %d k-tiles ahead, %2d more to L2, %s  %4d CTAs  %8.1f cycles a k-tile (slowest "
+              "CTA %.1f; %.3f us), A at %.0f GB/s in all\n",
+              kNatural ? " (row-major, 4-byte loads)" : "", kAhead, kL2Ahead, kWarm ? "in L2  " : "from DRAM", ctas, med,
+              worst, med / 1980.0, bytes_per_cycle * 1.98);
 }
 
 }  // namespace
@@ -243,7 +265,17 @@ int main(int argc, char** argv) {
     run_rs<8, 8>(tiles, ctas, w, w_vec4, cycles, sink);
     run_rs<8, 24>(tiles, ctas, w, w_vec4, cycles, sink);
   }
+  // A resident in L2 (item 113): the loop's rate when the weights were prefetched there beforehand,
+  // in the fragment order and as the engine stores them. 16 k-tiles (K = 1,024) keep the largest
+  // grid's A (132 x 128 KB) well inside L2.
+  std::printf("register A from L2 (the same memory every run, after a warm-up run), %d k-tiles\n", std::min(tiles, 16));
+  for (const int ctas : {32, 48, 82, 132}) {
+    run_rs<8, 0, false, true>(std::min(tiles, 16), ctas, w, w_vec4, cycles, sink);
+    run_rs<8, 0, true, true>(std::min(tiles, 16), ctas, w, w_vec4, cycles, sink);
+    run_rs<8, 0, true, false>(std::min(tiles, 16), ctas, w, w_vec4, cycles, sink);
+  }
   run<64, 1, true>("N=64 wait<1>, both from shared (ref.)", tiles, 82, cycles, sink);
+  run<48, 1, true>("N=48 wait<1>, both from shared (ref.)", std::min(tiles, 16), 48, cycles, sink);
   check(cudaDeviceSynchronize(), "sync");
   cudaFree(w);
   return 0;
