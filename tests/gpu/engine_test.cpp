@@ -476,6 +476,24 @@ TEST(CudaEngine, FusedGegluPathMatchesCpuAndUnfusedPaths) {
   EXPECT_TRUE(st.all_ok);
 }
 
+// The GeGLU pass (buckets of 129-1,279 tokens, after the cuBLASLt MLP input GEMM) with its GELU from
+// the bf16 table and computed (LAYA_CUDA_GELU_TABLE=0): the same bits end to end, graph and eager.
+TEST(CudaEngine, GeluTableLeavesTheAnswersBitwiseUnchanged) {
+  LAYA_REQUIRE_GPU();
+  const char* var = "LAYA_CUDA_GELU_TABLE";
+  auto table = engine_with_env(var, "1"), table_eager = engine_with_env(var, "1", "eager");
+  auto computed = engine_with_env(var, "0");
+  ASSERT_EQ(table->info().precision, "bf16");
+  uint32_t seed = 300;
+  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{{2, 100, 128}, {3, 50, 70}, {6, 60, 120}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    ASSERT_GT(b.tokens(), 128) << "the GeGLU pass runs above the small GEMM's 128 tokens";
+    const auto on = table->forward(b);
+    expect_same(on, computed->forward(b), fmt::format("table vs computed, {} tokens", b.tokens()));
+    expect_same(on, table_eager->forward(b), "table, graph vs eager");
+  }
+}
+
 // Attention's products on mma.sync instead of wgmma (the path of GPUs before Hopper; on sm_90a the
 // engine takes wgmma for every bucket by default): both close to the CPU engine and to each other,
 // graph and eager bitwise identical in each.

@@ -772,6 +772,37 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
   }
 }
 
+// The GeGLU pass with the bf16 GELU table (gelu_lut.cuh) against its computed form, for every 16-bit
+// pattern of the activation — zeros, subnormals, |a| >= 16, infinities and NaNs take the computed
+// branch, the rest the table — times random gates: bitwise equal. The table holds bf16 values only.
+TEST(CudaKernels, GegluWithGeluTableEqualsComputedForEveryActivation) {
+  LAYA_REQUIRE_GPU();
+  using B = __nv_bfloat16;
+  constexpr int rows = 64, inter = 1024;  // 65,536 activations: every pattern once
+  std::mt19937 rng(5);
+  const auto gates = round16<B>(randn(rng, static_cast<size_t>(rows) * inter, 2.f));
+  std::vector<B> up(static_cast<size_t>(rows) * 2 * inter);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < inter; ++c) {
+      up[static_cast<size_t>(r) * 2 * inter + c] = __ushort_as_bfloat16(static_cast<unsigned short>(r * inter + c));
+      up[static_cast<size_t>(r) * 2 * inter + inter + c] = __float2bfloat16(gates[static_cast<size_t>(r) * inter + c]);
+    }
+  Dev<B> dup(up), computed(static_cast<size_t>(rows) * inter), looked_up(static_cast<size_t>(rows) * inter);
+  Dev<uint16_t> lut(kGeluLutEntries);
+  launch_fill_gelu_lut(lut.get(), nullptr);
+  GegluParams<B> p{dup.get(), computed.get(), rows, inter};
+  launch_geglu(p, nullptr);
+  p.out = looked_up.get();
+  p.gelu_lut = lut.get();
+  launch_geglu(p, nullptr);
+  const auto want = computed.down(), got = looked_up.down();
+  size_t differ = 0;
+  for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &want[i], 2) != 0;
+  EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations";
+  Dev<__half> h(static_cast<size_t>(2) * inter);
+  EXPECT_THROW(launch_geglu(GegluParams<__half>{h.get(), h.get(), 1, inter, lut.get()}, nullptr), Error);
+}
+
 // The small-M GEMM that waits on PDL (sm_90a), in each form: against the fp32 reference rounded as
 // the cuBLASLt path rounds (plain: one rounding, after the bias and ReLU if any; partials: their
 // in-order sum; geglu: the GEMM rounded, then geglu as geglu_kernel), against the cuBLASLt path

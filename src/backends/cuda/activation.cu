@@ -1,7 +1,10 @@
 #include "backends/cuda/activation.cuh"
 
+#include <type_traits>
+
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/gelu_lut.cuh"
 #include "backends/cuda/half16.cuh"
 
 namespace laya::cuda {
@@ -9,8 +12,10 @@ namespace laya::cuda {
 namespace {
 
 // 8 columns per thread (16-byte loads and stores); inter is a multiple of 8. One grid row per
-// token (blockIdx.y), so no thread divides to find its row.
-template <class T>
+// token (blockIdx.y), so no thread divides to find its row. kLut (bf16): T(gelu(a)) from the table
+// where it holds a — all eight lookups issued before any is used, the computed form a branch taken
+// rarely (|a| outside [2^-16, 16)), as in the fused GeGLU GEMM's epilogue.
+template <class T, bool kLut>
 __global__ void geglu_kernel(GegluParams<T> p) {
   using H = dev::Half16<T>;
   dev::pdl_prologue();
@@ -22,12 +27,32 @@ __global__ void geglu_kernel(GegluParams<T> p) {
   const uint4 gv = *reinterpret_cast<const uint4*>(row + p.inter + c);
   T* a = reinterpret_cast<T*>(&av);
   const T* g = reinterpret_cast<const T*>(&gv);
+  float ga[8];
+  if constexpr (kLut) {
+    bool in[8], all = true;
 #pragma unroll
-  for (int e = 0; e < 8; ++e) {
-    const float ga = dev::gelu16<T>(H::to_float(a[e]));
-    a[e] = H::from_float(__fmul_rn(ga, H::to_float(g[e])));
+    for (int e = 0; e < 8; ++e) {
+      const uint32_t slot = dev::gelu_lut_slot(__bfloat16_as_ushort(a[e]), in[e]);
+      ga[e] = __uint_as_float(uint32_t{__ldg(p.gelu_lut + slot)} << 16);
+      all = all && in[e];
+    }
+    if (!all) {
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        if (!in[e]) ga[e] = dev::gelu16<T>(H::to_float(a[e]));
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < 8; ++e) ga[e] = dev::gelu16<T>(H::to_float(a[e]));
   }
+#pragma unroll
+  for (int e = 0; e < 8; ++e) a[e] = H::from_float(__fmul_rn(ga[e], H::to_float(g[e])));
   *reinterpret_cast<uint4*>(p.out + r * p.inter + c) = av;
+}
+
+__global__ void fill_gelu_lut_kernel(uint16_t* lut) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < kGeluLutEntries) lut[i] = dev::gelu_lut_entry(i);
 }
 
 template <class T>
@@ -46,11 +71,28 @@ void launch_geglu(const GegluParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.up && p.out && p.rows >= 0 && p.inter > 0 && p.inter % 8 == 0, ErrorKind::internal,
                "geglu: bad parameters (inter {} must be a multiple of 8)", p.inter);
   LAYA_REQUIRE(p.rows <= 65535, ErrorKind::internal, "geglu: {} rows exceed the grid's y limit", p.rows);
+  LAYA_REQUIRE(p.gelu_lut == nullptr || (std::is_same_v<T, __nv_bfloat16>), ErrorKind::internal,
+               "geglu: the GELU table holds bf16 values only");
   if (p.rows == 0) return;
   constexpr int kThreads = 128;
   const int chunks = p.inter / 8;
   const dim3 grid(static_cast<unsigned>((chunks + kThreads - 1) / kThreads), static_cast<unsigned>(p.rows));
-  launch_kernel(geglu_kernel<T>, grid, dim3(kThreads), stream, true, p);
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    if (p.gelu_lut != nullptr) {
+      launch_kernel(geglu_kernel<T, true>, grid, dim3(kThreads), stream, true, p);
+      LAYA_CUDA_CHECK_LAUNCH();
+      return;
+    }
+  }
+  launch_kernel(geglu_kernel<T, false>, grid, dim3(kThreads), stream, true, p);
+  LAYA_CUDA_CHECK_LAUNCH();
+}
+
+void launch_fill_gelu_lut(uint16_t* lut, cudaStream_t stream) {
+  LAYA_REQUIRE(lut != nullptr, ErrorKind::internal, "fill_gelu_lut: no table");
+  constexpr int kThreads = 256;
+  launch_kernel(fill_gelu_lut_kernel, dim3((kGeluLutEntries + kThreads - 1) / kThreads), dim3(kThreads), stream, false,
+                lut);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

@@ -17,9 +17,18 @@ struct GegluParams {
   const T* up = nullptr;          // [rows, 2 * inter]
   T* out = nullptr;               // [rows, inter]
   int32_t rows = 0, inter = 0;    // inter a multiple of 8
+  // bf16 only: T(gelu(a)) looked up in this table (launch_fill_gelu_lut, gelu_lut.cuh) where it
+  // holds a; the same bits as the computed form (null) — docs/benchmarks/cuda.md item 114.
+  const uint16_t* gelu_lut = nullptr;
 };
 template <class T>
 void launch_geglu(const GegluParams<T>& p, cudaStream_t stream);
+
+// The bf16 GELU table (gelu_lut.cuh): 20 exponents x 128 mantissas per sign, 10 KB.
+constexpr int kGeluLutEntries = 2 * 20 * 128;
+constexpr int kGeluLutBytes = kGeluLutEntries * 2;
+// Fills `lut` (kGeluLutEntries device uint16) with T(gelu(x)) of each entry's x; asynchronous.
+void launch_fill_gelu_lut(uint16_t* lut, cudaStream_t stream);
 
 // In place: x = T(gelu(x)). The engine applies this inside small_linear (SmallLinearParams::
 // gelu_in); the kernel stays as that path's bitwise reference in the tests.

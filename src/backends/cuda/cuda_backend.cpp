@@ -129,6 +129,10 @@ constexpr int32_t kPruneHeadFromTokens = 1024;
 // memcpy node on each side of the forward (launch_copy_from_host); LAYA_CUDA_BUS_IO=0 selects the
 // memcpy nodes. The same bytes either way.
 constexpr bool kBusIo = true;
+// bf16: the GeGLU pass after a cuBLASLt MLP input GEMM (129-1,279 tokens) looks T(gelu(a)) up in a
+// 10 KB table instead of computing erf (gelu_lut.cuh; the same bits); LAYA_CUDA_GELU_TABLE=0
+// computes it. Measured on the H200: docs/benchmarks/cuda.md item 114.
+constexpr bool kGeluTable = true;
 // Buckets whose encoder GEMMs run the small GEMM's narrow layout (49-64 tokens) launch their kernels
 // preferring this shared-memory carveout (percent; a launch attribute, so it holds for those
 // buckets' kernels only). Measured on the H200 (docs/benchmarks/cuda.md item 85), 100 for every
@@ -156,6 +160,7 @@ struct Workspace {
   void *y = nullptr, *qkv = nullptr, *att = nullptr, *proj = nullptr, *up = nullptr, *g = nullptr;
   void *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
   float* parts = nullptr;  // [kMaxAddParts, partials_max_rows, d]: split-K partials
+  uint16_t* gelu_lut = nullptr;  // bf16 GELU table (gelu_lut.cuh), filled once at start-up
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
@@ -316,6 +321,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t pdl_all_to_ = 0;         // programmatic (pdl_all_from_ 0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
+  bool gelu_table_ = kGeluTable;   // bf16: geglu_kernel's GELU from the table (else computed; the same bits)
   int32_t narrow_carveout_ = kNarrowCarveout;  // the narrow-layout buckets' preferred carveout (-1: none)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
@@ -431,6 +437,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
       {reinterpret_cast<void**>(&ws_.parts), int64_t{kMaxAddParts} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
+      {reinterpret_cast<void**>(&ws_.gelu_lut), int64_t{kGeluLutBytes}},
   };
   int64_t ws_bytes = 0;
   for (const auto& p : parts) ws_bytes += align256(p.bytes);
@@ -464,6 +471,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     narrow_carveout_ = std::clamp(env_int("LAYA_CUDA_NARROW_CARVEOUT", kNarrowCarveout), -1, 100);
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
+    launch_fill_gelu_lut(ws_.gelu_lut, nullptr);  // after the memset (the legacy stream); synchronised below
+    gelu_table_ = precision_ == Precision::bf16 && env_int("LAYA_CUDA_GELU_TABLE", kGeluTable ? 1 : 0) != 0;
     gemm_ = std::make_unique<Gemm>(
         ws_.gemm_ws, kGemmWorkspace, tune_from_rows(),
         std::max<int32_t>(0, env_int("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_MAX_M", kSingleCtaClusterMaxRows)));
@@ -669,7 +678,9 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
     return;
   }
   gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
-  launch_geglu(GegluParams<Elem>{up, g, tokens, dims_.inter}, s);
+  GegluParams<Elem> gp{up, g, tokens, dims_.inter};
+  if (gelu_table_) gp.gelu_lut = ws_.gelu_lut;
+  launch_geglu(gp, s);
 }
 
 void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {

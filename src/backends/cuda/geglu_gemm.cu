@@ -7,6 +7,7 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/gelu_lut.cuh"
 #include "backends/cuda/half16.cuh"
 #include "backends/cuda/tma.cuh"
 #include "backends/cuda/wgmma.cuh"
@@ -23,14 +24,10 @@ constexpr int kStages = 4;                        // TMA pipeline depth
 constexpr int kATile = kBM * kBK * 2;             // 32 KB
 constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
 constexpr int kStageBytes = kATile + kBTile;
-// bf16: the epilogue's T(gelu(act)) by table for |act| in [2^-16, 16), both signs — act is a bf16
-// value there, so 20 exponents x 128 mantissas per sign hold every input in that range. Each CTA
-// fills the table with the same device function the epilogue computes elsewhere (so the results are
-// bitwise those of the computed form); the erf polynomial was ~30 of the epilogue's ~45
-// instructions per output. Measured: -2 % per call at 16x512 (docs/benchmarks/cuda.md item 33).
-constexpr int kLutHalf = 20 * 128;         // entries per sign: exponents 2^-16 .. 2^3
-constexpr int kLutBytes = 2 * kLutHalf * 2;  // 10 KB
-constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kLutBytes + 1024;  // + barriers, table, alignment slack
+// bf16: the epilogue's T(gelu(act)) by table (gelu_lut.cuh), which each CTA fills in shared memory;
+// the erf polynomial was ~30 of the epilogue's ~45 instructions per output. Measured: -2 % per call
+// at 16x512 (docs/benchmarks/cuda.md item 33).
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kGeluLutBytes + 1024;  // + barriers, table, alignment slack
 // Warpgroups 0..kConsumers-1: consumers; warpgroup kConsumers: the producer. The launch gives every
 // thread 96 registers (five warps share each scheduler's 16,384); the producer then gives up all but
 // kProducerRegs and the consumers take kConsumerRegs (setmaxnreg): the deferred epilogue keeps 32
@@ -88,8 +85,6 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, ui
 #endif
 
 #ifdef LAYA_GEGLU_GEMM_BODY
-constexpr uint32_t kLutExpLo = 127 - 16;  // the table's first bf16 biased exponent (2^-16)
-
 // The epilogue of a tile, in kChunks chunks of two outputs (one 4-byte store) per thread.
 constexpr int kChunks = 16;
 
@@ -113,10 +108,9 @@ __device__ __forceinline__ uint32_t geglu_of_pairs(uint32_t p0, uint32_t p1, uin
     bool in[2];
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      const uint32_t at = (p[e] & 0x7FFFu) - (kLutExpLo << 7);  // wraps below the table
-      in[e] = at < kLutHalf;
+      const uint32_t slot = dev::gelu_lut_slot(p[e], in[e]);
       uint16_t g;
-      asm("ld.shared.u16 %0, [%1];\n" : "=h"(g) : "r"(lut_at + 2 * (in[e] ? at + ((p[e] >> 15) & 1u) * kLutHalf : 0u)));
+      asm("ld.shared.u16 %0, [%1];\n" : "=h"(g) : "r"(lut_at + 2 * slot));
       ga[e] = __uint_as_float(uint32_t{g} << 16);
     }
     if (!(in[0] && in[1])) {
@@ -202,9 +196,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // fill no longer delays the first TMA requests (docs/benchmarks/cuda.md item 48). Named barrier 1
   // joins the consumer warpgroups only.
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    for (int i = static_cast<int>(threadIdx.x); i < 2 * kLutHalf; i += 128 * kConsumers) {
-      const uint32_t bits = (i >= kLutHalf ? 0x8000u : 0u) | ((kLutExpLo << 7) + static_cast<uint32_t>(i % kLutHalf));
-      const uint16_t v = __bfloat16_as_ushort(__float2bfloat16_rn(dev::gelu_erf(__uint_as_float(bits << 16))));
+    for (int i = static_cast<int>(threadIdx.x); i < kGeluLutEntries; i += 128 * kConsumers) {
+      const uint16_t v = dev::gelu_lut_entry(i);
       asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(lut_at + 2 * i), "h"(v) : "memory");
     }
     asm volatile("bar.sync 1, %0;\n" ::"n"(128 * kConsumers) : "memory");
