@@ -642,8 +642,9 @@ class OutputsSink : public engine::DumpSink {
 };
 
 // The last decision layer on the head's rows only (LAYA_CUDA_PRUNE_HEAD_FROM=1: every bucket where
-// the compact rows fit): close to the whole layer and to the CPU engine, identical across graph,
-// eager and both dump paths (with and without the whole-layer rerun for a "head.1" dump). Markers
+// the compact rows fit): close to the whole layer, to the same rows' GEMMs on cuBLASLt instead of the
+// small GEMM (LAYA_CUDA_SMALL_TAIL=0; buckets over 128 tokens) and to the CPU engine, identical across
+// graph, eager and both dump paths (with and without the whole-layer rerun for a "head.1" dump). Markers
 // fall anywhere in the rows (random_batch), on [CLS] too, so the head tiles are not just tile 0.
 TEST(CudaEngine, PrunedLastDecisionLayerMatchesCpuAndWholeLayer) {
   LAYA_REQUIRE_GPU();
@@ -658,17 +659,23 @@ TEST(CudaEngine, PrunedLastDecisionLayerMatchesCpuAndWholeLayer) {
     auto whole = engine_with_env(var, "0", "graph", precision);
     auto pruned = engine_with_env(var, "1", "graph", precision);
     auto pruned_eager = engine_with_env(var, "1", "eager", precision);
+    setenv(var, "1", 1);  // and the head rows' GEMMs of buckets over 128 tokens on cuBLASLt
+    auto pruned_cublas = engine_with_env("LAYA_CUDA_SMALL_TAIL", "0", "graph", precision);
+    unsetenv(var);
     const ParityBounds bounds = bounds_for(pruned->info().precision);
     ParityStats st;
     uint32_t seed = 140;
     for (auto [rows, lo, hi] : shapes) {
       const auto b = batch_of(seed++, rows, lo, hi);
       const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
-      const auto on = pruned->forward(b), off = whole->forward(b);
-      for (const auto& [got, ref, name] : {std::tuple{&on.logits, &off.logits, "logits"},
-                                           std::tuple{&on.act_logits, &off.act_logits, "act_logits"}}) {
+      const auto on = pruned->forward(b), off = whole->forward(b), lt = pruned_cublas->forward(b);
+      for (const auto& [got, ref, name] :
+           {std::tuple{&on.logits, &off.logits, "pruned vs whole logits"},
+            std::tuple{&on.act_logits, &off.act_logits, "pruned vs whole act_logits"},
+            std::tuple{&on.logits, &lt.logits, "small-GEMM vs cuBLASLt tail logits"},
+            std::tuple{&on.act_logits, &lt.act_logits, "small-GEMM vs cuBLASLt tail act_logits"}}) {
         const auto d = test::compare(*got, *ref);
-        EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": pruned vs whole " << name << " nRMS " << d.nrms;
+        EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": " << name << " nRMS " << d.nrms;
       }
       expect_same(on, pruned_eager->forward(b), "pruned: graph vs eager");
       MapSink all;

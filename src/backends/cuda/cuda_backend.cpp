@@ -61,6 +61,13 @@ constexpr int32_t kSmallGemmMaxRows = 128;
 // overrides the bound (0: none on it). Measured on the H200 (docs/benchmarks/cuda.md item 60):
 // 1x48 -0.005 ms, 1x64 -0.009; all of them (K = 4096 too) +0.011 against this bound.
 constexpr int32_t kSmallGemmBiasMaxK = 1024;
+// Outside those buckets the GEMMs of at most kSmallGemmMaxRows rows are the pruned last decision
+// layer's (its head rows) and the scorer's first linear: with kSmallTail they run on the small GEMM
+// as in the small buckets (bias GEMMs of K <= kSmallGemmBiasMaxK, the output GEMMs as partials), an
+// own-kernel chain with programmatic edges between own kernels, instead of cuBLASLt.
+// LAYA_CUDA_SMALL_TAIL overrides it. Measured on the H200 (docs/benchmarks/cuda.md item 115), with
+// pruning from 129 tokens: 1x256 -0.019 ms, 1x512 -0.021, 2x512 -0.019, 8x512 -0.053.
+constexpr bool kSmallTail = true;
 // GEMMs on the small GEMM over at most this many rows use its wide layout (64 W rows a CTA, the
 // tokens as the MMA's N; small_gemm.cu) where the shape allows. Measured on the H200
 // (docs/benchmarks/cuda.md item 71): 1x16 -0.153 ms, 1x48 -0.013, but 64 tokens +0.011..+0.016.
@@ -122,8 +129,10 @@ constexpr int32_t kAttnWgmmaFromTokens = 1;
 constexpr int32_t kAttnFiveBlocksFromTokens = 8192;
 // Buckets of at least this many tokens run the last decision layer after its attention only on the
 // rows the heads read (each row's first token and the markers: prunes_last_decision_layer);
-// LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits).
-constexpr int32_t kPruneHeadFromTokens = 1024;
+// LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits). Measured on the
+// H200: from 1,024 tokens 16x512 -0.35 ms (item 35); with its GEMMs on the small GEMM (kSmallTail)
+// it pays from the first bucket above the small ones too (item 115: 1x256 -0.019, 1x512 -0.021).
+constexpr int32_t kPruneHeadFromTokens = 129;
 // The staging block is copied in by a kernel that reads the pinned block over the bus, and the heads'
 // last kernels write their float outputs straight into the pinned output block, instead of a
 // memcpy node on each side of the forward (launch_copy_from_host); LAYA_CUDA_BUS_IO=0 selects the
@@ -322,6 +331,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
   bool gelu_table_ = kGeluTable;   // bf16: geglu_kernel's GELU from the table (else computed; the same bits)
+  bool small_tail_ = kSmallTail;   // outside the PDL scopes too, bias GEMMs of <= 128 rows on the small GEMM
   int32_t narrow_carveout_ = kNarrowCarveout;  // the narrow-layout buckets' preferred carveout (-1: none)
   GraphCacheBook book_;
   std::unordered_map<Bucket, cudaGraphExec_t, BucketHash> graphs_by_bucket_;
@@ -484,6 +494,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 128)
                             : 0;
     small_gemm_bias_max_k_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_BIAS", kSmallGemmBiasMaxK));
+    small_tail_ = env_int("LAYA_CUDA_SMALL_TAIL", kSmallTail ? 1 : 0) != 0;
     small_gemm_wide_max_m_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M", kSmallGemmWideMaxRows));
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
@@ -638,8 +649,8 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
   }
   // The encoder's GEMMs of small buckets (m = the bucket's tokens) and, where PDL chains them (small
   // buckets' PdlScope), the GEMMs with a bias over as few rows and a short enough K.
-  const bool small =
-      g.m <= small_gemm_max_m_ && (g.bias == nullptr || (g.k <= small_gemm_bias_max_k_ && pdl_enabled()));
+  const bool small = g.m <= small_gemm_max_m_ &&
+                     (g.bias == nullptr || (g.k <= small_gemm_bias_max_k_ && (pdl_enabled() || small_tail_)));
   if (small && small_takes(g.m, g.n, g.k, SmallGemmForm::plain)) {
     SmallGemmArgs<Elem> a{g.in, g.w, g.out, g.m, g.n, g.k};
     a.bias = g.bias;
@@ -868,7 +879,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     // partials on the small GEMM, the bias added with their sum (kDecisionParts), else whole.
     auto output_gemm = [&](const Elem* in, const Elem* w, const Elem* bias, int32_t k, int32_t splits,
                            AddLnParams<Elem>& add) {
-      if (decision_parts_ && rows <= small_gemm_max_m_ && rows <= partials_max_rows_ && pdl_enabled() &&
+      if (decision_parts_ && rows <= small_gemm_max_m_ && rows <= partials_max_rows_ && (pdl_enabled() || small_tail_) &&
           small_takes(rows, d, k, SmallGemmForm::partials, splits)) {
         small_gemm(SmallGemmArgs<Elem>{in, w, ws_.parts, rows, d, k, SmallGemmForm::partials, splits}, s);
         add.add_parts = ws_.parts;
