@@ -20,7 +20,7 @@
 #
 # usage: scripts/gpu/run_ab_suite.sh [PHASES]   (comma list; default tests,bench,noise,parity,profile)
 # Env: LAYA_AB_VARIANTS   space-separated NAME:VAR=VALUE[,VAR=VALUE] experiment switches of the new
-#                         build, e.g. "noskinny:LAYA_CUDA_SKINNY_MAX_M=0 pdl:LAYA_CUDA_PDL=1,LAYA_CUDA_SKINNY_MAX_M=64";
+#                         build, e.g. "pdl:LAYA_CUDA_PDL=1 split2:LAYA_CUDA_ATTN_SPLIT_MAX=2,LAYA_CUDA_PDL=1";
 #      LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS (30), LAYA_BENCH_ROUNDS (2), LAYA_PROFILE_SHAPES
 #      ("16x512 1x48"), LAYA_PROFILE_FLAGS (extra bench flags of the profile, e.g. "--precision fp16"),
 #      LAYA_PROFILE_BASE=1 (profile the bundled baseline too), LAYA_PROFILE_TOP (kernel families
@@ -50,14 +50,14 @@ if has tests; then
   $R test_cuda_host > "$OUT/tests.log" 2>&1; log "test_cuda_host rc=$?"
   $R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1; NEW_RC=$?; log "test_gpu rc=$NEW_RC"
   [ "$NEW_RC" = 0 ] || TG=test_gpu-base
-  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^parity|^skinny|worst|requests|Failure|Expected|Which is|nRMS" "$OUT/tests.log" | head -60 | tee -a "$S"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^parity|worst|requests|Failure|Expected|Which is|nRMS" "$OUT/tests.log" | head -60 | tee -a "$S"
   for v in $([ "${LAYA_AB_VARIANT_TESTS:-1}" = 0 ] || echo $VARIANTS); do
     echo "-- variant $v" >> "$OUT/tests.log"
     env $(echo "${v#*:}" | tr ',' ' ') $R test_gpu --gtest_filter=-*Extra*:*Official* >> "$OUT/tests.log" 2>&1
     log "test_gpu with ${v#*:} rc=$?"
     sed -n '/^-- variant '"${v%%:*}"':/,$p' "$OUT/tests.log" | grep -E "^\[  (PASSED|FAILED) |Failure" | head -10 | tee -a "$S"
   done
-  LAYA_CUDA_GEMM_LOG=1 $R laya-engine bench --model $EN --backend cuda --execution graph --shapes 1x48 --warmup 1 --iters 1 2>&1 >/dev/null | grep -E "gemm plan|skinny" | sort -u | head -12 | tee -a "$S"
+  LAYA_CUDA_GEMM_LOG=1 $R laya-engine bench --model $EN --backend cuda --execution graph --shapes 1x48 --warmup 1 --iters 1 2>&1 >/dev/null | grep -E "gemm plan" | sort -u | head -12 | tee -a "$S"
 fi
 
 # 2. A/B bench

@@ -22,7 +22,6 @@
 #include "backends/cuda/attention.cuh"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/geglu_gemm.cuh"
-#include "backends/cuda/skinny_gemm.cuh"
 #include "backends/cuda/small_gemm.cuh"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/synth.h"
@@ -355,37 +354,6 @@ std::unique_ptr<CudaEngine> engine_with_env(const char* var, const char* value, 
   auto e = make_cuda_engine(tiny(), cuda_options(execution, precision));
   unsetenv(var);
   return e;
-}
-
-// Small buckets run their GEMMs through the skinny kernel (sm_90): the engine with it (default, up
-// to 64 rows; and widened to 256 rows, which takes the multi-tile path) must match the CPU engine
-// and the cuBLASLt-only engine on small requests.
-TEST(CudaEngine, SkinnyGemmPathMatchesCpuAndCublasPaths) {
-  LAYA_REQUIRE_GPU();
-  if (!skinny_gemm_available()) GTEST_SKIP() << "skinny GEMM needs compute capability 9.0: test not run";
-  const char* var = "LAYA_CUDA_SKINNY_MAX_M";
-  auto cublas = engine_with_env(var, "0"), skinny = engine_with_env(var, "64"), wide = engine_with_env(var, "256");
-  engine::BackendOptions co;
-  co.backend = "cpu";
-  auto cpu = cpu::make_cpu_backend(tiny(), co);
-  ParityStats st;
-  const std::vector<std::tuple<int32_t, int32_t, int32_t>> shapes = {{1, 1, 1}, {1, 48, 48}, {4, 10, 16},
-                                                                      {2, 30, 32}, {3, 40, 60}, {5, 30, 50}};
-  uint32_t seed = 40;
-  for (auto [rows, lo, hi] : shapes) {
-    const auto b = batch_of(seed++, rows, lo, hi);
-    const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
-    compare_request(*skinny, *cpu, b, st, "skinny " + what);
-    compare_request(*wide, *cpu, b, st, "wide skinny " + what);
-    const auto on = skinny->forward(b), off = cublas->forward(b);
-    const auto d = test::compare(on.logits, off.logits);
-    EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": skinny vs cuBLASLt logits nRMS " << d.nrms;
-    const auto pon = test::row_probabilities(b, on.logits), poff = test::row_probabilities(b, off.logits);
-    for (size_t i = 0; i < pon.size(); ++i) EXPECT_NEAR(pon[i], poff[i], 0.02) << what;
-    expect_same(on, skinny->forward(b), "skinny replay");
-  }
-  std::printf("skinny parity (tiny):\n%s", report(st).c_str());
-  EXPECT_TRUE(st.all_ok);
 }
 
 // The GEMMs of buckets up to 128 tokens on the small GEMM that waits, with PDL (sm_90a; the

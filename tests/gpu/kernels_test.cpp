@@ -27,7 +27,6 @@
 #include "backends/cuda/norm.cuh"
 #include "backends/cuda/pdl.h"
 #include "backends/cuda/rope.cuh"
-#include "backends/cuda/skinny_gemm.cuh"
 #include "backends/cuda/small_gemm.cuh"
 #include "backends/cuda/tile.h"
 #include "checkpoint/convert.h"
@@ -89,9 +88,6 @@ template <class T>
 std::vector<float> round16(const std::vector<float>& f) {
   return from16(to16<T>(f));
 }
-// The skinny GEMM (an experiment) is bf16 only.
-std::vector<__nv_bfloat16> to_bf16(const std::vector<float>& f) { return to16<__nv_bfloat16>(f); }
-std::vector<float> from_bf16(const std::vector<__nv_bfloat16>& b) { return from16(b); }
 std::vector<float> randn(std::mt19937& rng, size_t n, float scale = 1.f, float mean = 0.f) {
   std::normal_distribution<float> d(mean, scale);
   std::vector<float> v(n);
@@ -1045,50 +1041,6 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormSumsPartialsAndTheirBias) {
   bad.parts = 0;
   bad.parts_bias = dbias.get();
   EXPECT_THROW(launch_add_ln(bad, nullptr), Error) << "a bias without parts";
-}
-
-// The skinny GEMM (small M, cluster split-K) against the fp32 reference, every epilogue, with
-// partial row / column tiles and a K tail; two runs must give the same bits.
-TEST(CudaKernels, SkinnyGemmMatchesReferenceAndIsDeterministic) {
-  LAYA_REQUIRE_GPU();
-  if (!skinny_gemm_available()) GTEST_SKIP() << "skinny GEMM needs compute capability 9.0: test not run";
-  std::mt19937 rng(23);
-  for (auto [m, n, k] : {std::tuple{1, 3072, 1024}, std::tuple{48, 1024, 2624}, std::tuple{17, 1000, 136},
-                         std::tuple{64, 384, 128}, std::tuple{130, 256, 512}, std::tuple{33, 8, 8}}) {
-    const auto a = round_bf16(randn(rng, static_cast<size_t>(m) * k));
-    const auto w = round_bf16(randn(rng, static_cast<size_t>(n) * k, 0.05f));
-    const auto b = round_bf16(randn(rng, static_cast<size_t>(n), 0.5f));
-    Dev<__nv_bfloat16> da(to_bf16(a)), dw(to_bf16(w)), db(to_bf16(b)), dc(static_cast<size_t>(m) * n);
-    for (int variant = 0; variant < 3; ++variant) {
-      SkinnyGemmParams p{da.get(), dw.get(), variant == 0 ? nullptr : db.get(), dc.get(), m, n, k, variant == 2, false};
-      dc.poison();
-      launch_skinny_gemm(p, nullptr);
-      const auto first = dc.down();
-      std::vector<float> ref(static_cast<size_t>(m) * n);
-      cpu::linear(a.data(), m, k, w.data(), variant == 0 ? nullptr : b.data(), n, ref.data());
-      if (variant == 2) cpu::relu(ref.data(), static_cast<int64_t>(ref.size()));
-      SCOPED_TRACE(testing::Message() << "M=" << m << " N=" << n << " K=" << k << " variant " << variant);
-      expect_close(from_bf16(first), ref, "skinny gemm");
-      dc.poison();
-      launch_skinny_gemm(p, nullptr);
-      EXPECT_EQ(std::memcmp(first.data(), dc.down().data(), first.size() * 2), 0) << "not deterministic";
-    }
-  }
-  for (auto [m, inter, k] : {std::tuple{48, 2624, 1024}, std::tuple{5, 40, 72}, std::tuple{70, 96, 64}}) {
-    const auto a = round_bf16(randn(rng, static_cast<size_t>(m) * k));
-    const auto w = round_bf16(randn(rng, static_cast<size_t>(2 * inter) * k, 0.05f));
-    Dev<__nv_bfloat16> da(to_bf16(a)), dw(to_bf16(w)), dg(static_cast<size_t>(m) * inter);
-    launch_skinny_gemm({da.get(), dw.get(), nullptr, dg.get(), m, inter, k, false, true}, nullptr);
-    std::vector<float> up(static_cast<size_t>(m) * 2 * inter), ref(static_cast<size_t>(m) * inter);
-    cpu::linear(a.data(), m, k, w.data(), nullptr, 2 * inter, up.data());
-    cpu::geglu(up.data(), m, inter, ref.data());
-    SCOPED_TRACE(testing::Message() << "GeGLU M=" << m << " inter=" << inter << " K=" << k);
-    expect_close(from_bf16(dg.down()), ref, "skinny gemm geglu");
-  }
-  // Bad shapes are refused before any launch.
-  Dev<__nv_bfloat16> x(64);
-  EXPECT_THROW(launch_skinny_gemm({x.get(), x.get(), nullptr, x.get(), 1, 12, 8, false, false}, nullptr), Error);
-  EXPECT_THROW(launch_skinny_gemm({x.get(), x.get(), x.get(), x.get(), 1, 8, 8, false, true}, nullptr), Error);
 }
 
 TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {

@@ -25,8 +25,6 @@
 #include "backends/cuda/pdl.h"
 #include "backends/cuda/precision.h"
 #include "backends/cuda/rope.cuh"
-#include "backends/cuda/skinny_gemm.cuh"
-#include "backends/cuda/skinny_plan.h"
 #include "backends/cuda/small_gemm.cuh"
 #include "backends/cuda/staging.h"
 #include "backends/cuda/weights.h"
@@ -311,7 +309,6 @@ class CudaBackendImpl final : public CudaEngine {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   std::unique_ptr<Gemm> gemm_;
-  int32_t skinny_max_m_ = 0;  // GEMMs over at most this many rows use the skinny kernel (0: never)
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K, where PDL chains them
   int32_t attn_out_splits_ = kAttnOutSplits;  // the attention output GEMM's on the small GEMM (0: none)
@@ -486,10 +483,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     gemm_ = std::make_unique<Gemm>(
         ws_.gemm_ws, kGemmWorkspace, tune_from_rows(),
         std::max<int32_t>(0, env_int("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_MAX_M", kSingleCtaClusterMaxRows)));
-    // The experiment's kernels (bf16 only) are prepared, and the GPU checked for clusters, only
-    // when asked for.
-    skinny_max_m_ = precision_ == Precision::bf16 ? skinny_max_m_from_env() : 0;
-    if (skinny_max_m_ > 0 && !skinny_gemm_available()) skinny_max_m_ = 0;
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 128)
                             : 0;
@@ -513,13 +506,12 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM, decision output GEMMs {}), skinny GEMM {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
+      "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM, decision output GEMMs {}), small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
       "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}, inputs and outputs {}, "
       "programmatic launches {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_, attn_out_splits_,
       decision_parts_ ? "as partials" : "whole",
-      skinny_max_m_ > 0 ? fmt::format("up to {} rows", skinny_max_m_) : std::string("off"),
       small_gemm_max_m_ > 0
           ? fmt::format("up to {} tokens, with PDL{}, wide layout up to {} tokens{}", small_gemm_max_m_,
                         small_gemm_bias_max_k_ > 0 ? fmt::format(", bias GEMMs of K <= {} too", small_gemm_bias_max_k_)
@@ -641,12 +633,6 @@ void CudaBackendImpl::check_usable() const {
 // same kernels (bitwise-identical results).
 template <class Elem>
 void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
-  if constexpr (std::is_same_v<Elem, __nv_bfloat16>) {
-    if (g.m <= skinny_max_m_) {  // the skinny experiment, when asked for, before the small GEMM
-      launch_skinny_gemm({g.in, g.w, g.bias, g.out, g.m, g.n, g.k, g.relu, false}, s);
-      return;
-    }
-  }
   // The encoder's GEMMs of small buckets (m = the bucket's tokens) and, where PDL chains them (small
   // buckets' PdlScope), the GEMMs with a bias over as few rows and a short enough K.
   const bool small = g.m <= small_gemm_max_m_ &&
@@ -667,19 +653,12 @@ void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
   launch_small_gemm(a, s);
 }
 
-// ws_.g = GeGLU(in . Wi^T): small buckets one small_gemm kernel with GeGLU in its epilogue (or the
-// skinny experiment's), large ones the fused GeGLU GEMM, else the cuBLASLt GEMM into ws_.up and
-// geglu_kernel.
+// ws_.g = GeGLU(in . Wi^T): small buckets one small_gemm kernel with GeGLU in its epilogue, large
+// ones the fused GeGLU GEMM, else the cuBLASLt GEMM into ws_.up and geglu_kernel.
 template <class Elem>
 void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s) {
   Elem* up = static_cast<Elem*>(ws_.up);
   Elem* g = static_cast<Elem*>(ws_.g);
-  if constexpr (std::is_same_v<Elem, __nv_bfloat16>) {
-    if (tokens <= skinny_max_m_) {
-      launch_skinny_gemm({in, w, nullptr, g, tokens, dims_.inter, dims_.d, false, true}, s);
-      return;
-    }
-  }
   if (tokens <= small_gemm_max_m_ && small_takes(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
     small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
     return;
@@ -804,7 +783,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.x = ws_.x;
     if (residual) {
       gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
-    } else if (attn_out_splits_ > 1 && T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
+    } else if (attn_out_splits_ > 1 && T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
                small_takes(T, d, d, SmallGemmForm::partials, attn_out_splits_)) {
       small_gemm(SmallGemmArgs<Elem>{att_, as<Elem>(lw.wo), ws_.parts, T, d, d, SmallGemmForm::partials, attn_out_splits_},
                  s);
@@ -827,14 +806,14 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a2.x = ws_.x;
     if (residual) {
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
-    } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ && T > skinny_max_m_ &&
+    } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
                small_takes(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
       small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, SmallGemmForm::partials,
                                      kMlpOutSplits},
                  s);
       a2.add_parts = ws_.parts;
       a2.parts = kMlpOutSplits;
-    } else if (T <= partials_max_rows_ && T > skinny_max_m_) {
+    } else if (T <= partials_max_rows_) {
       gemm_->run_partials(g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, kMlpOutSplits, s);
       a2.add_parts = ws_.parts;
       a2.parts = kMlpOutSplits;

@@ -1,4 +1,4 @@
-// Tensor-core and async-copy building blocks shared by the attention and skinny GEMM kernels
+// Tensor-core and async-copy building blocks used by the attention kernels
 // (sm_80+ PTX: mma.sync m16n8k16 bf16/fp16 with fp32 accumulation, ldmatrix, cp.async).
 #pragma once
 
