@@ -611,9 +611,10 @@ class OutputsSink : public engine::DumpSink {
 
 // The last decision layer on the head's rows only (LAYA_CUDA_PRUNE_HEAD_FROM=1: every bucket where
 // the compact rows fit): close to the whole layer, to the same rows' GEMMs on cuBLASLt instead of the
-// small GEMM (LAYA_CUDA_SMALL_TAIL=0; buckets over 128 tokens) and to the CPU engine, identical across
-// graph, eager and both dump paths (with and without the whole-layer rerun for a "head.1" dump). Markers
-// fall anywhere in the rows (random_batch), on [CLS] too, so the head tiles are not just tile 0.
+// small GEMM (LAYA_CUDA_SMALL_TAIL=0: the buckets outside the PDL scopes, here 129-1,535 tokens) and
+// to the CPU engine, identical across graph, eager and both dump paths (with and without the
+// whole-layer rerun for a "head.1" dump). Markers fall anywhere in the rows (random_batch), on [CLS]
+// too, so the head tiles are not just tile 0.
 TEST(CudaEngine, PrunedLastDecisionLayerMatchesCpuAndWholeLayer) {
   LAYA_REQUIRE_GPU();
   const char* var = "LAYA_CUDA_PRUNE_HEAD_FROM";
@@ -627,7 +628,7 @@ TEST(CudaEngine, PrunedLastDecisionLayerMatchesCpuAndWholeLayer) {
     auto whole = engine_with_env(var, "0", "graph", precision);
     auto pruned = engine_with_env(var, "1", "graph", precision);
     auto pruned_eager = engine_with_env(var, "1", "eager", precision);
-    setenv(var, "1", 1);  // and the head rows' GEMMs of buckets over 128 tokens on cuBLASLt
+    setenv(var, "1", 1);  // and the head rows' GEMMs on cuBLASLt where no PDL scope is open
     auto pruned_cublas = engine_with_env("LAYA_CUDA_SMALL_TAIL", "0", "graph", precision);
     unsetenv(var);
     const ParityBounds bounds = bounds_for(pruned->info().precision);
