@@ -310,7 +310,7 @@ class CudaBackendImpl final : public CudaEngine {
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   std::unique_ptr<Gemm> gemm_;
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
-  int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K, where PDL chains them
+  int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K (PDL scopes, small_tail_)
   int32_t attn_out_splits_ = kAttnOutSplits;  // the attention output GEMM's on the small GEMM (0: none)
   bool decision_parts_ = kDecisionParts;      // the decision layers' output GEMMs as partials there
   int32_t small_gemm_wide_max_m_ = 0;  // in its wide layout up to this many rows, where the shape allows
@@ -633,8 +633,9 @@ void CudaBackendImpl::check_usable() const {
 // same kernels (bitwise-identical results).
 template <class Elem>
 void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
-  // The encoder's GEMMs of small buckets (m = the bucket's tokens) and, where PDL chains them (small
-  // buckets' PdlScope), the GEMMs with a bias over as few rows and a short enough K.
+  // The encoder's GEMMs of small buckets (m = the bucket's tokens) and the GEMMs with a bias over as
+  // few rows and a short enough K: in the PDL scopes, and elsewhere with kSmallTail (the pruned
+  // layer's head rows, the scorer's first linear).
   const bool small = g.m <= small_gemm_max_m_ &&
                      (g.bias == nullptr || (g.k <= small_gemm_bias_max_k_ && (pdl_enabled() || small_tail_)));
   if (small && small_takes(g.m, g.n, g.k, SmallGemmForm::plain)) {
@@ -854,12 +855,13 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   // the add+LN at its end also normalises for the next layer if there is one.
   auto decision_tail = [&](int32_t li, const Elem* att, float* x, int32_t rows) {
     const auto& hw = w_.head[static_cast<size_t>(li)];
-    // A GEMM whose output the add+LN `add` adds: in small buckets (their PDL chain) as fp32
-    // partials on the small GEMM, the bias added with their sum (kDecisionParts), else whole.
+    // A GEMM whose output the add+LN `add` adds: over at most 128 rows (small buckets; the pruned
+    // layer's head rows with kSmallTail) as fp32 partials on the small GEMM, the bias added with
+    // their sum (kDecisionParts), else whole.
     auto output_gemm = [&](const Elem* in, const Elem* w, const Elem* bias, int32_t k, int32_t splits,
                            AddLnParams<Elem>& add) {
-      if (decision_parts_ && rows <= small_gemm_max_m_ && rows <= partials_max_rows_ && (pdl_enabled() || small_tail_) &&
-          small_takes(rows, d, k, SmallGemmForm::partials, splits)) {
+      if (decision_parts_ && rows <= small_gemm_max_m_ && rows <= partials_max_rows_ &&
+          (pdl_enabled() || small_tail_) && small_takes(rows, d, k, SmallGemmForm::partials, splits)) {
         small_gemm(SmallGemmArgs<Elem>{in, w, ws_.parts, rows, d, k, SmallGemmForm::partials, splits}, s);
         add.add_parts = ws_.parts;
         add.parts = splits;
