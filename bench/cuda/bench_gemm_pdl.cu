@@ -28,6 +28,7 @@
 // usage: laya_bench_gemm_pdl [--m 48] [--nk 3072x1024,1024x1024,5248x1024,1024x2624,1024x2624p2]
 //                            [--probe 1] [--top 6] [--trigger 1]  (NxKpS: the engine's partials form, S splits)
 #include "bench_common.h"
+#include "backends/cuda/common.cuh"
 #include "backends/cuda/small_gemm.cuh"
 
 #include <cublasLt.h>
@@ -64,11 +65,9 @@ __device__ __forceinline__ void pdl_wait_then_trigger() {
 __global__ void laya_probe_delayed_copy(const __nv_bfloat16* src, __nv_bfloat16* dst, int n, long long delay_ns) {
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   if (threadIdx.x == 0) {
-    unsigned long long t0 = 0, t = 0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    } while (static_cast<long long>(t - t0) < delay_ns);
+    const uint64_t t0 = laya::cuda::dev::global_ns();
+    while (static_cast<long long>(laya::cuda::dev::global_ns() - t0) < delay_ns) {
+    }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < n; i += blockDim.x) dst[i] = src[i];
@@ -156,24 +155,18 @@ void make_programmatic(cudaGraph_t g, bool only_from_probe) {
 // record: per block its entry and post-wait times.
 constexpr int kTriggerBlocks = 512;
 struct TriggerRecord {
-  unsigned long long stamp;  // when the kernel before the GEMM ended
-  unsigned long long entry[kTriggerBlocks], after[kTriggerBlocks];
+  uint64_t stamp;  // when the kernel before the GEMM ended
+  uint64_t entry[kTriggerBlocks], after[kTriggerBlocks];
 };
 
-__device__ __forceinline__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 __global__ void laya_trigger_stamp(TriggerRecord* r) {
-  if (threadIdx.x == 0) r->stamp = global_ns();
+  if (threadIdx.x == 0) r->stamp = laya::cuda::dev::global_ns();
 }
 
 __global__ void laya_trigger_probe(TriggerRecord* r) {
-  if (threadIdx.x == 0) r->entry[blockIdx.x] = global_ns();
+  if (threadIdx.x == 0) r->entry[blockIdx.x] = laya::cuda::dev::global_ns();
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  if (threadIdx.x == 0) r->after[blockIdx.x] = global_ns();
+  if (threadIdx.x == 0) r->after[blockIdx.x] = laya::cuda::dev::global_ns();
 }
 
 struct Candidate {
@@ -528,8 +521,8 @@ void report_trigger(const Shape& s, const Candidate& heur) {
       check(cudaStreamSynchronize(s.stream), "trigger probe sync");
       check(cudaMemcpy(&h, rec, sizeof(h), cudaMemcpyDeviceToHost), "trigger record");
       if (r == 0) continue;
-      const unsigned long long entry = *std::min_element(h.entry, h.entry + kTriggerBlocks);
-      const unsigned long long after = *std::min_element(h.after, h.after + kTriggerBlocks);
+      const uint64_t entry = *std::min_element(h.entry, h.entry + kTriggerBlocks);
+      const uint64_t after = *std::min_element(h.after, h.after + kTriggerBlocks);
       first_entry.push_back((static_cast<double>(entry) - static_cast<double>(h.stamp)) / 1000.0);
       first_after.push_back((static_cast<double>(after) - static_cast<double>(h.stamp)) / 1000.0);
     }

@@ -41,12 +41,7 @@ constexpr int kFields = laya::cuda::kSmallGemmTimelineFields;
 constexpr int kMaxCtas = 164;  // Wi's geglu grid at N = 2624
 constexpr int kTouchCtas = 16, kTouchThreads = 256;
 constexpr int kD = 1024, kQkv = 3072, kInter = 2624, kSplits = 2;
-
-__device__ __forceinline__ uint64_t global_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+using laya::cuda::dev::global_ns;
 
 // %globaltimer read back to back: the smallest and the typical step; and SM cycles per ns over ~50 us.
 __global__ void timer_probe(uint64_t* out) {

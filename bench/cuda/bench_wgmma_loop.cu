@@ -268,14 +268,15 @@ int main(int argc, char** argv) {
   // A resident in L2 (item 113): the loop's rate when the weights were prefetched there beforehand,
   // in the fragment order and as the engine stores them. 16 k-tiles (K = 1,024) keep the largest
   // grid's A (132 x 128 KB) well inside L2.
-  std::printf("register A from L2 (the same memory every run, after a warm-up run), %d k-tiles\n", std::min(tiles, 16));
+  const int l2_tiles = std::min(tiles, 16);
+  std::printf("register A from L2 (the same memory every run, after a warm-up run), %d k-tiles\n", l2_tiles);
   for (const int ctas : {32, 48, 82, 132}) {
-    run_rs<8, 0, false, true>(std::min(tiles, 16), ctas, w, w_vec4, cycles, sink);
-    run_rs<8, 0, true, true>(std::min(tiles, 16), ctas, w, w_vec4, cycles, sink);
-    run_rs<8, 0, true, false>(std::min(tiles, 16), ctas, w, w_vec4, cycles, sink);
+    run_rs<8, 0, false, true>(l2_tiles, ctas, w, w_vec4, cycles, sink);
+    run_rs<8, 0, true, true>(l2_tiles, ctas, w, w_vec4, cycles, sink);
+    run_rs<8, 0, true, false>(l2_tiles, ctas, w, w_vec4, cycles, sink);
   }
   run<64, 1, true>("N=64 wait<1>, both from shared (ref.)", tiles, 82, cycles, sink);
-  run<48, 1, true>("N=48 wait<1>, both from shared (ref.)", std::min(tiles, 16), 48, cycles, sink);
+  run<48, 1, true>("N=48 wait<1>, both from shared (ref.)", l2_tiles, 48, cycles, sink);
   check(cudaDeviceSynchronize(), "sync");
   cudaFree(w);
   return 0;

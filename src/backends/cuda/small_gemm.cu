@@ -48,13 +48,9 @@ using dev::mbar_expect_tx;
 using dev::mbar_init;
 using dev::mbar_wait;
 using dev::sw128_desc;
+using dev::global_ns;
 using dev::tma_load;
 
-__device__ __forceinline__ uint64_t global_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 // Records event e of this CTA's timeline (kTimeline instances only): global ns and SM cycles.
 __device__ __forceinline__ void stamp(uint64_t* rec, SmallGemmEvent e) {
   rec[2 * static_cast<int>(e)] = global_ns();
