@@ -525,7 +525,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
-      prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_) : std::string("never"),
+      prune_head_from_ == 1  ? std::string("in every bucket where they fit")
+      : prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_)
+                             : std::string("never"),
       bus_io_ ? "over the bus by kernels" : "by memcpy nodes",
       fmt::format("for every own kernel up to {} tokens{}, {} elsewhere", small_gemm_max_m_,
                   pdl_all_from_ > 0 ? fmt::format(" and from {} to {}", pdl_all_from_, pdl_all_to_) : std::string(),
