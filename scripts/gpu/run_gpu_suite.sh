@@ -5,13 +5,16 @@
 #   parity vs the CPU fp32 engine on full-size english and typed-decisions synthetic checkpoints
 #   (synthesized here with the bundled binary), `laya-engine bench` eager and graph (then each shape
 #   alone with the GPU's SM clock and power sampled: smi_start / smi_stop), the official
-#   laya package on the same GPU (interleaved, two rounds) and a parity check against it.
+#   laya package on the same GPU (interleaved, two rounds) and a parity check against it; the
+#   HTTP check (`http`, not in the default list): `serve --backend cuda` answering six requests, then
+#   laya_bench_http with the small request (closed c = 64 / 128, open 10,000/s) and mixed traffic
+#   (closed c = 64, open 900 / 1,300/s) on serve's defaults (docs/benchmarks/http.md).
 # Results under $OUT (at most 8 files come back): gpu.txt, summary.txt, tests.log, profile.txt,
-# parity.log, bench.jsonl, official.log.
+# parity.log, bench.jsonl, official.log, http.txt.
 #
-# usage: scripts/gpu/run_gpu_suite.sh [PHASES]   PHASES: comma list of tests,profile,bench,official,parity
-#        (default all; order of execution is fixed). Env: LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS,
-#        LAYA_PARITY_REQUESTS, LAYA_PARITY_MAX_TOKENS, LAYA_PARITY_TIMEOUT.
+# usage: scripts/gpu/run_gpu_suite.sh [PHASES]   PHASES: comma list of tests,profile,bench,official,parity,http
+#        (default tests,profile,bench,official,parity; order of execution is fixed). Env:
+#        LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS, LAYA_PARITY_REQUESTS, LAYA_PARITY_MAX_TOKENS, LAYA_PARITY_TIMEOUT.
 PH=${1:-tests,profile,bench,official,parity}
 source "$(dirname "$0")/suite_common.sh"
 
@@ -20,7 +23,7 @@ record_machine
 cat "$OUT/gpu.txt"
 
 EN=/tmp/ck-english TD=/tmp/ck-typed
-if has parity || has bench || has official; then
+if has parity || has bench || has official || has http; then
   [ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -2
   log "synth english done"
 fi
@@ -112,5 +115,26 @@ if has official; then
     $R test_gpu --gtest_filter=*Official* >> "$OUT/official.log" 2>&1
   log "official parity test rc=$?"
   grep -E "official parity|PASSED|FAILED" "$OUT/official.log" | tee -a "$OUT/summary.txt"
+fi
+if has http; then
+  H=$OUT/http.txt
+  $R laya-engine serve --model $EN --backend cuda --port 18080 > /tmp/serve.log 2>&1 &
+  SP=$!
+  for i in $(seq 1 600); do curl -sf http://127.0.0.1:18080/ready > /dev/null && break; sleep 0.05; done
+  B1='{"state": "I was charged twice for my order. Please refund the duplicate today.", "questions": {"refund": {"type": "noul", "instructions": "Does the customer ask for a refund?"}}}'
+  B2='{"state": "The server room is at 41 degrees and two fans have stopped.", "questions": {"team": {"type": "choice", "instructions": "Which team?", "criteria": {"facilities": "cooling", "it": "servers"}}, "urgency": {"type": "score", "instructions": "How urgent?", "criteria": ["low", "today", "now"]}}}'
+  echo -n "serve: six requests, statuses " | tee -a "$OUT/summary.txt"
+  for i in 1 2 3; do for b in "$B1" "$B2"; do
+    curl -s -o /dev/null -w "%{http_code} " -H 'Content-Type: application/json' --data-binary "$b" \
+      http://127.0.0.1:18080/v1/systemone | tee -a "$OUT/summary.txt"
+  done; done; echo | tee -a "$OUT/summary.txt"
+  curl -s -H 'Content-Type: application/json' --data-binary "$B2" http://127.0.0.1:18080/v1/systemone | head -c 400 | tee -a "$OUT/summary.txt"
+  echo | tee -a "$OUT/summary.txt"
+  kill $SP; wait $SP 2>/dev/null
+  { echo "-- serve.log"; cat /tmp/serve.log; } > "$H"
+  HB="timeout 150 $R laya_bench_http --model $EN --backend cuda --requests 100 --seconds 4 --busy-poll-us 250 --warmup-shapes auto --connections 256"
+  { echo "-- the small request"; $HB --concurrency 64,128 --open-loop 10000 2>&1; } >> "$H"; log "http small rc=$?"
+  { echo "-- mixed traffic"; $HB --mix 1 --concurrency 64 --open-loop 900,1300 2>&1; } >> "$H"; log "http mix rc=$?"
+  grep -vE "^\s*$|warning" "$H" | sed -n '/^-- the small request/,$p' | tee -a "$OUT/summary.txt"
 fi
 log "suite end"
