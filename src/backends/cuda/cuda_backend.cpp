@@ -130,8 +130,8 @@ constexpr int32_t kAttnFiveBlocksFromTokens = 8192;
 // LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits). Measured on the
 // H200: from 1,024 tokens 16x512 -0.35 ms (item 35); with its GEMMs on the small GEMM (kSmallTail)
 // it pays from the first bucket above the small ones too (item 115: 1x256 -0.019, 1x512 -0.021),
-// and in the small buckets where the compact rows need fewer MMA rows (item 116: 1x128 -0.012,
-// 2x64 -0.007, 8x16 -0.006; 1x16 / 1x48, already one 64-row tile, +0.002 / 0).
+// and in the small buckets of 128 tokens (item 116: 1x128 -0.012, 2x64 -0.007, 8x16 -0.006;
+// 1x16 / 1x48 +0.002 / 0), likely because the compact rows give the wide layout's MMAs a smaller N.
 constexpr int32_t kPruneHeadFromTokens = 1;
 // The staging block is copied in by a kernel that reads the pinned block over the bus, and the heads'
 // last kernels write their float outputs straight into the pinned output block, instead of a
