@@ -24,8 +24,9 @@ engine::Batch two_rows() {
 TEST(CudaStaging, LayoutSectionsAreAlignedAndDisjoint) {
   const Bucket b{96, 3, 8};
   const auto l = StagingLayout::for_bucket(b);
-  const std::vector<int64_t> starts{l.ids,    l.pos,        l.tok_row, l.row_offsets, l.qtypes,
-                                    l.marker_offsets, l.marker_tok, l.tiles,   l.head_tok,    l.head_tiles};
+  const std::vector<int64_t> starts{l.ids,        l.pos,      l.tok_row, l.row_offsets,       l.qtypes,
+                                    l.marker_offsets, l.marker_tok, l.tiles,   l.head_tok, l.head_marker_row,
+                                    l.head_tiles};
   for (size_t i = 0; i < starts.size(); ++i) {
     EXPECT_EQ(starts[i] % 16, 0);
     if (i > 0) {
@@ -34,7 +35,8 @@ TEST(CudaStaging, LayoutSectionsAreAlignedAndDisjoint) {
   }
   EXPECT_GE(l.pos - l.ids, 96);
   EXPECT_GE(l.head_tok - l.tiles, l.tile_capacity * 4);
-  EXPECT_GE(l.head_tiles - l.head_tok, b.row_slots() + b.markers);
+  EXPECT_GE(l.head_marker_row - l.head_tok, b.row_slots() + b.markers);
+  EXPECT_GE(l.head_tiles - l.head_marker_row, b.markers);
   EXPECT_GE(l.total - l.head_tiles, l.tile_capacity * 4);
 }
 
@@ -80,7 +82,8 @@ TEST(CudaStaging, PacksRowsTailAndTiles) {
 }
 
 // The rows the heads read (the pruned last decision layer): each real row's first token, then the
-// markers; a token listed twice (a marker on [CLS], a repeated marker) once; the tiles holding them.
+// markers; a token listed twice (a marker on [CLS], a repeated marker) once; for each marker the slot
+// that lists its token; the tiles holding them.
 TEST(CudaStaging, ListsTheHeadRowsAndTheirTiles) {
   const Bucket b{96, 3, 8};
   const auto l = StagingLayout::for_bucket(b);
@@ -89,6 +92,8 @@ TEST(CudaStaging, ListsTheHeadRowsAndTheirTiles) {
   const int32_t* ht = buf.data() + l.head_tok;
   // slots 0..3 (rows 0, 1, empty row 2, tail), then the 8 marker slots
   EXPECT_EQ(std::vector<int32_t>(ht, ht + 12), (std::vector<int32_t>{0, 70, -1, -1, 3, 9, 74, -1, -1, -1, -1, -1}));
+  const int32_t* hm = buf.data() + l.head_marker_row;
+  EXPECT_EQ(std::vector<int32_t>(hm, hm + 8), (std::vector<int32_t>{4, 5, 6, 0, 0, 0, 0, 0}));
   EXPECT_EQ(c.head_tiles, 2);  // row 0: tile 0 only (tokens 64..69 hold no head token); row 1: its tile
   const int32_t* tl = buf.data() + l.head_tiles;
   EXPECT_EQ(std::vector<int32_t>(tl, tl + 8), (std::vector<int32_t>{0, 0, 0, 70, 1, 70, 70, 75}));
@@ -103,6 +108,8 @@ TEST(CudaStaging, ListsTheHeadRowsAndTheirTiles) {
   const StagedCounts c2 = pack_inputs(dup, b2, 1000, 256, buf2);
   const int32_t* ht2 = buf2.data() + l2.head_tok;
   EXPECT_EQ(std::vector<int32_t>(ht2, ht2 + 11), (std::vector<int32_t>{0, 140, -1, -1, 100, -1, 130, -1, -1, -1, -1}));
+  const int32_t* hm2 = buf2.data() + l2.head_marker_row;  // [CLS]'s slot 0, 100's slot 4 twice, row 1's [CLS]
+  EXPECT_EQ(std::vector<int32_t>(hm2, hm2 + 8), (std::vector<int32_t>{0, 4, 4, 6, 1, 0, 0, 0}));
   EXPECT_EQ(c2.head_tiles, 4);  // row 0: tiles at 0, 64 (100), 128 (130); row 1: its tile
   const int32_t* tl2 = buf2.data() + l2.head_tiles;
   EXPECT_EQ(std::vector<int32_t>(tl2, tl2 + 16),

@@ -917,7 +917,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     } else {
       // Attention for the query tiles that hold a head token only, then the rest of the layer on
       // compact copies of those rows (h in ws_.x and the attention output in g_, both free after
-      // the encoder), and the results written back into h, where the heads read them.
+      // the encoder), where the heads read them (with dumps: written back into h first).
       AttentionParams<Elem> hp = ap;
       hp.tiles = ws_.in + l.head_tiles;
       launch_attention(hp, s);
@@ -931,31 +931,37 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       gr.d = d;
       launch_gather_rows(gr, s);
       decision_tail(li, g_, ws_.x, head_rows);
-      if (dumps && dumps->wants(dump_name)) {  // the dump shows the layer at every token: run it whole too
-        launch_attention(ap, s);
-        decision_tail(li, att_, ws_.h, T);
+      if (dumps) {  // the dumps show h: the compact rows go back into it
+        if (dumps->wants(dump_name)) {  // that dump shows the layer at every token: run it whole too
+          launch_attention(ap, s);
+          decision_tail(li, att_, ws_.h, T);
+        }
+        ScatterRowsParams sc;
+        sc.index = ws_.in + l.head_tok;
+        sc.x_in = ws_.x;
+        sc.x = ws_.h;
+        sc.rows = head_rows;
+        sc.d = d;
+        launch_scatter_rows(sc, s);
       }
-      ScatterRowsParams sc;
-      sc.index = ws_.in + l.head_tok;
-      sc.x_in = ws_.x;
-      sc.x = ws_.h;
-      sc.rows = head_rows;
-      sc.d = d;
-      launch_scatter_rows(sc, s);
     }
     if (dumps) dumps->f32(dump_name, ws_.h, dump_rows, d);
   }
   if (dumps) dumps->markers(ws_.h);
 
+  // Without dumps the heads read the pruned layer's compact rows (in ws_.x: each row's [CLS] at its
+  // slot, the markers through head_marker_row) where they were computed: no scatter into h.
+  const bool heads_read_compact = pruned && !dumps;
+  const float* head_h = heads_read_compact ? ws_.x : ws_.h;
   GatherLnParams<Elem> gp;
-  gp.x = ws_.h;
-  gp.marker_tok = mark_tok;
+  gp.x = head_h;
+  gp.marker_tok = heads_read_compact ? ws_.in + l.head_marker_row : mark_tok;
   gp.weight = w_.scorer_norm_w;
   gp.bias = w_.scorer_norm_b;
   gp.y = my_;
   gp.markers = K;
   gp.d = d;
-  gp.tokens = T;
+  gp.tokens = heads_read_compact ? head_rows : T;
   gp.eps = 1e-5f;
   launch_gather_ln(gp, s);
   linear(GemmArgs<Elem>{my_, as<Elem>(w_.scorer_fc1_w), as<Elem>(w_.scorer_fc1_b), mh_, K, d, d, false}, s);
@@ -974,7 +980,8 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   fp.logits = logits_;
   fp.marker_offsets = mark_off;
   fp.row_offsets = row_off;
-  fp.h = ws_.h;
+  fp.h = head_h;
+  fp.cls_at_slot = heads_read_compact;
   fp.act_in = act_in_;
   fp.logits_out = out;
   fp.row_slots = S;

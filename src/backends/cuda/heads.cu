@@ -107,7 +107,7 @@ __global__ void features_kernel(FeaturesParams<T> p) {
   dev::pdl_prologue();
   const int n = me - ms;
   T* dst = p.act_in + static_cast<int64_t>(s) * (p.d + 4);
-  const float* cls = p.h + static_cast<int64_t>(rs) * p.d;
+  const float* cls = p.h + static_cast<int64_t>(p.cls_at_slot ? s : rs) * p.d;
   // The CLS state in pairs (d is even and at most 64 * kClsPairs: checked at launch), every load
   // issued before the first store.
   float2 v[kClsPairs];

@@ -37,6 +37,8 @@ struct FeaturesParams {
   const int32_t* marker_offsets = nullptr;  // [row_slots + 1]
   const int32_t* row_offsets = nullptr;     // [row_slots + 1]
   const float* h = nullptr;                 // [tokens, d] head output
+  bool cls_at_slot = false;                 // h holds row s's [CLS] state at row s (the pruned last
+                                            // decision layer's compact rows), not at its first token
   T* act_in = nullptr;                      // [row_slots, d + 4]
   float* logits_out = nullptr;              // [markers_pad]
   int32_t row_slots = 0, markers_pad = 0, d = 0;

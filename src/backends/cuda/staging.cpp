@@ -30,6 +30,7 @@ StagingLayout StagingLayout::for_bucket(const Bucket& b) {
   l.marker_tok = take(b.markers);
   l.tiles = take(l.tile_capacity * 4);
   l.head_tok = take(b.row_slots() + b.markers);
+  l.head_marker_row = take(b.markers);
   l.head_tiles = take(l.tile_capacity * 4);
   l.total = at;
   return l;
@@ -93,20 +94,27 @@ StagedCounts pack_inputs(const engine::Batch& batch, const Bucket& bucket, int32
   std::fill(head_tok, head_tok + slots + bucket.markers, -1);
   std::fill(head_tiles, head_tiles + 4 * l.tile_capacity, -1);
   int32_t n_head_tiles = 0;
-  std::vector<uint8_t> taken;  // per position of one row: already a head token
+  int32_t* head_marker_row = out.data() + l.head_marker_row;
+  std::vector<int32_t> slot_of;  // per position of one row: the head_tok slot listing it, or -1
   for (int32_t s = 0; s < r; ++s) {
     const int32_t first = row_off[s];
-    taken.assign(static_cast<size_t>(row_off[s + 1] - first), 0);
-    auto take_token = [&](int32_t slot, int32_t tok) {  // a token listed twice is listed once (-1 after)
-      if (taken[static_cast<size_t>(tok - first)] != 0) return;
-      taken[static_cast<size_t>(tok - first)] = 1;
-      head_tok[slot] = tok;
+    slot_of.assign(static_cast<size_t>(row_off[s + 1] - first), -1);
+    // Lists `tok` in `slot` unless the row listed it already (a token listed twice is listed once, its
+    // later slot left -1); returns the slot that lists it.
+    auto take_token = [&](int32_t slot, int32_t tok) {
+      int32_t& at = slot_of[static_cast<size_t>(tok - first)];
+      if (at < 0) {
+        at = slot;
+        head_tok[slot] = tok;
+      }
+      return at;
     };
     take_token(s, first);  // a batch row holds at least one token (Batch::validate)
-    for (int32_t m = mark_off[s]; m < mark_off[s + 1]; ++m) take_token(slots + m, mark_tok[m]);
-    for (int32_t q = 0; q < static_cast<int32_t>(taken.size()); q += qt) {  // the row's tiles, in order
-      const int32_t end = std::min<int32_t>(q + qt, static_cast<int32_t>(taken.size()));
-      if (std::find(taken.begin() + q, taken.begin() + end, uint8_t{1}) == taken.begin() + end) continue;
+    for (int32_t m = mark_off[s]; m < mark_off[s + 1]; ++m) head_marker_row[m] = take_token(slots + m, mark_tok[m]);
+    const int32_t len = static_cast<int32_t>(slot_of.size());
+    for (int32_t q = 0; q < len; q += qt) {  // the row's tiles, in order
+      const int32_t end = std::min<int32_t>(q + qt, len);
+      if (std::all_of(slot_of.begin() + q, slot_of.begin() + end, [](int32_t v) { return v < 0; })) continue;
       int32_t* e = head_tiles + 4 * n_head_tiles;
       e[0] = s;
       e[1] = first + q;

@@ -33,6 +33,10 @@ struct StagingLayout {
   // decision layer"): [row_slots] each real row's first token ([CLS], read by the act head), then
   // [markers] each marker's token (read by the scorer); -1 for padding slots.
   int64_t head_tok = 0;
+  // [markers]: the slot of head_tok holding each marker's token (its own, its row's [CLS] slot or
+  // an earlier marker's on the same token; 0 for padding markers), so the heads can read the
+  // compact rows themselves.
+  int64_t head_marker_row = 0;
   // [tile_capacity * 4]: the attention tiles (as in `tiles`) holding at least one head_tok token,
   // then -1s.
   int64_t head_tiles = 0;
