@@ -1,4 +1,4 @@
-// Helpers shared by the CUDA benchmarks (laya_bench_gemm, laya_bench_gemm_pdl,
+// Helpers shared by the CUDA benchmarks (laya_bench_gemm, laya_bench_gemm_pdl, laya_bench_clock_gap,
 // laya_bench_grid_barrier, laya_bench_small_gemm_timeline, laya_bench_wgmma_loop): exit on a failed
 // call, parse integer lists and GEMM shapes, time a graph's replays, read an algorithm's
 // configuration attribute, fill bf16 operands with a fixed pattern.
