@@ -5,12 +5,15 @@
 // forward does), is timed the way CudaBackend::forward times a forward (event, graph launch,
 // event, stream synchronisation, host steady_clock around all of it). Per configuration the
 // medians of: host time, the events' elapsed time, the last kernel's own %globaltimer span
-// (× chain), and the host time of the same launch and synchronisation without the event records
-// (interleaved). If host − event grows with D the clocks disagree or the launch costs more for longer
+// (× chain), and the host time of the same launch and wait without the start event (interleaved).
+// --sched sets the context's scheduling flag (auto, spin, yield, blocking), --sync how the host waits
+// (stream: cudaStreamSynchronize as the engine; event: cudaEventSynchronize on the stop event; query:
+// the host polls cudaEventQuery on it). If host − event grows with D the clocks disagree or the launch costs more for longer
 // work; if it stays constant here while the engine's grows, the engine's forward does something
 // outside the events. Prints a table; asserts nothing.
 //
 // usage: laya_bench_clock_gap [--reps N] [--ns D1,D2,...] [--blocks B1,B2,...] [--chain C1,C2,...]
+//                             [--sched auto|spin|yield|blocking] [--sync stream|event|query]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -56,22 +59,46 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   int reps = 30;
+  std::string sync = "stream", sched = "auto";
   std::vector<int> ns_list{0, 20'000, 100'000, 1'000'000, 10'000'000}, blocks_list{1}, chain_list{1};
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--reps") == 0) reps = std::max(3, std::atoi(argv[i + 1]));
     else if (std::strcmp(argv[i], "--ns") == 0) ns_list = laya::bench::parse_ints(argv[i + 1], ',');
     else if (std::strcmp(argv[i], "--blocks") == 0) blocks_list = laya::bench::parse_ints(argv[i + 1], ',');
     else if (std::strcmp(argv[i], "--chain") == 0) chain_list = laya::bench::parse_ints(argv[i + 1], ',');
+    else if (std::strcmp(argv[i], "--sync") == 0) sync = argv[i + 1];
+    else if (std::strcmp(argv[i], "--sched") == 0) sched = argv[i + 1];
   }
+  // How the host waits: the context's scheduling flag (before the context exists), then the call.
+  const unsigned flags = sched == "spin"       ? cudaDeviceScheduleSpin
+                         : sched == "yield"    ? cudaDeviceScheduleYield
+                         : sched == "blocking" ? cudaDeviceScheduleBlockingSync
+                                               : cudaDeviceScheduleAuto;
+  check(cudaSetDeviceFlags(flags), "device flags");
   cudaStream_t stream = nullptr;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   cudaEvent_t e0 = nullptr, e1 = nullptr;
   check(cudaEventCreate(&e0), "event");
   check(cudaEventCreate(&e1), "event");
+  auto wait = [&](cudaEvent_t last) {
+    if (sync == "event") {
+      check(cudaEventSynchronize(last), "event sync");
+    } else if (sync == "query") {  // the host polls the last event itself
+      cudaError_t q;
+      while ((q = cudaEventQuery(last)) == cudaErrorNotReady) {
+      }
+      check(q, "event query");
+    } else {
+      check(cudaStreamSynchronize(stream), "stream sync");
+    }
+  };
+  // Pinned and mapped (as the engine's results): managed memory would migrate between the host's
+  // read and the next kernel's write, a page fault inside the timed launch.
   unsigned long long* span = nullptr;
-  check(cudaMallocManaged(&span, 2 * sizeof(unsigned long long)), "span");
+  check(cudaHostAlloc(&span, 2 * sizeof(unsigned long long), cudaHostAllocMapped), "span");
 
-  std::printf("| D (µs) | CTAs | kernels | host p50 (µs) | event p50 (µs) | globaltimer (µs) | host − event | event / globaltimer | host p50 without events (µs) |\n");
+  std::printf("sched %s, sync %s\n\n", sched.c_str(), sync.c_str());
+  std::printf("| D (µs) | CTAs | kernels | host p50 (µs) | event p50 (µs) | globaltimer (µs) | host − event | event / globaltimer | host p50 without the start event (µs) |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (int blocks : blocks_list)
     for (int chain : chain_list)
@@ -94,13 +121,14 @@ int main(int argc, char** argv) {
         for (int r = 0; r < reps; ++r) {
           const auto b0 = std::chrono::steady_clock::now();  // the same without the two event records
           check(cudaGraphLaunch(exec, stream), "launch");
-          check(cudaStreamSynchronize(stream), "sync");
+          check(cudaEventRecord(e1, stream), "record");  // what the wait polls, without the start event
+          wait(e1);
           bare.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - b0).count());
           const auto h0 = std::chrono::steady_clock::now();
           check(cudaEventRecord(e0, stream), "record");
           check(cudaGraphLaunch(exec, stream), "launch");
           check(cudaEventRecord(e1, stream), "record");
-          check(cudaStreamSynchronize(stream), "sync");
+          wait(e1);
           const auto h1 = std::chrono::steady_clock::now();
           float ms = 0.f;
           check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
@@ -114,7 +142,7 @@ int main(int argc, char** argv) {
         cudaGraphExecDestroy(exec);
         cudaGraphDestroy(g);
       }
-  cudaFree(span);
+  cudaFreeHost(span);
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
   cudaStreamDestroy(stream);
