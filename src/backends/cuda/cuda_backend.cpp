@@ -328,7 +328,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t pdl_all_from_ = 0;       // buckets of pdl_all_from_ to pdl_all_to_ tokens: every own launch
   int32_t pdl_all_to_ = 0;         // programmatic (pdl_all_from_ 0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
-  int32_t wait_mode_ = 0;          // how forward() waits for its work: 0 stream sync, 1 event sync, 2 poll the stop event
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
   bool gelu_table_ = kGeluTable;   // bf16: geglu_kernel's GELU from the table (else computed; the same bits)
   bool small_tail_ = kSmallTail;   // outside the PDL scopes too, bias GEMMs of <= 128 rows on the small GEMM
@@ -478,7 +477,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_in_dev), ws_.host_in, 0));
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_out_dev), ws_.host_out, 0));
     bus_io_ = env_int("LAYA_CUDA_BUS_IO", kBusIo ? 1 : 0) != 0;
-    wait_mode_ = std::clamp(env_int("LAYA_CUDA_WAIT", 0), 0, 2);
     narrow_carveout_ = std::clamp(env_int("LAYA_CUDA_NARROW_CARVEOUT", kNarrowCarveout), -1, 100);
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
@@ -1115,17 +1113,7 @@ engine::ForwardResult CudaBackendImpl::forward(const engine::Batch& batch, engin
       }
     }
     LAYA_CUDA_CHECK(cudaEventRecord(ev_stop_, stream_));
-    // The one synchronisation of a forward: the stop event is the stream's last work.
-    if (wait_mode_ == 2) {
-      cudaError_t q;
-      while ((q = cudaEventQuery(ev_stop_)) == cudaErrorNotReady) {
-      }
-      LAYA_CUDA_CHECK(q);
-    } else if (wait_mode_ == 1) {
-      LAYA_CUDA_CHECK(cudaEventSynchronize(ev_stop_));
-    } else {
-      LAYA_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    }
+    LAYA_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the one synchronisation of a forward
     float ms = 0.f;
     LAYA_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_start_, ev_stop_));
     last_device_ms_ = ms;
