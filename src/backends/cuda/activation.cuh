@@ -24,9 +24,8 @@ struct GegluParams {
 template <class T>
 void launch_geglu(const GegluParams<T>& p, cudaStream_t stream);
 
-// The bf16 GELU table (gelu_lut.cuh): 20 exponents x 128 mantissas per sign, then +0 and -0 (and
-// six unused entries, so the size stays a multiple of 16 bytes), 10 KB.
-constexpr int kGeluLutEntries = 2 * 20 * 128 + 8;
+// The bf16 GELU table (gelu_lut.cuh): 20 exponents x 128 mantissas per sign, 10 KB.
+constexpr int kGeluLutEntries = 2 * 20 * 128;
 constexpr int kGeluLutBytes = kGeluLutEntries * 2;
 // Fills `lut` (kGeluLutEntries device uint16) with T(gelu(x)) of each entry's x; asynchronous.
 void launch_fill_gelu_lut(uint16_t* lut, cudaStream_t stream);

@@ -1,6 +1,5 @@
-// bf16 GELU by table: T(gelu(x)) for every bf16 x with |x| in [2^-16, 16), both signs, and for ±0
-// — 20 exponents x 128 mantissas per sign and the two zeros (the padding tokens' rows, which stay
-// zero through the encoder, would otherwise take the computed form), 10 KB. A bf16 activation is exactly one of those patterns, so
+// bf16 GELU by table: T(gelu(x)) for every bf16 x with |x| in [2^-16, 16), both signs — 20
+// exponents x 128 mantissas per sign, 10 KB. A bf16 activation is exactly one of those patterns, so
 // a lookup gives the same bits as computing gelu16<bf16>(x) (half16.cuh) whenever the table was
 // filled with that same device function (gelu_lut_entry below); outside the range the callers
 // compute. Used by the fused GeGLU GEMM's epilogue (each CTA fills one in shared memory) and by
@@ -18,29 +17,22 @@
 namespace laya::cuda {
 
 constexpr uint32_t kGeluLutExpLo = 127 - 16;  // the table's first bf16 biased exponent (2^-16)
-constexpr int kGeluLutHalf = 20 * 128;              // entries per sign: exponents 2^-16 .. 2^3
-constexpr int kGeluLutZero = 2 * kGeluLutHalf;       // +0, then -0 (padding tokens' rows are zeros)
-static_assert(kGeluLutEntries >= kGeluLutZero + 2, "the table holds both zeros");
+constexpr int kGeluLutHalf = kGeluLutEntries / 2;  // entries per sign: exponents 2^-16 .. 2^3
 
 namespace dev {
 
-// Entry i (< kGeluLutEntries) of the table: the bits of T(gelu(x)), x the bf16 with sign i >= half
-// below kGeluLutZero, then x = +0 and -0 (the unused entries after them: +0).
+// Entry i (< kGeluLutEntries) of the table: the bits of T(gelu(x)), x the bf16 with sign i >= half.
 __device__ __forceinline__ uint16_t gelu_lut_entry(int i) {
-  const uint32_t bits = i < kGeluLutZero ? (i >= kGeluLutHalf ? 0x8000u : 0u) |
-                                               ((kGeluLutExpLo << 7) + static_cast<uint32_t>(i % kGeluLutHalf))
-                                         : (i == kGeluLutZero + 1 ? 0x8000u : 0u);
+  const uint32_t bits = (i >= kGeluLutHalf ? 0x8000u : 0u) | ((kGeluLutExpLo << 7) + static_cast<uint32_t>(i % kGeluLutHalf));
   return __bfloat16_as_ushort(__float2bfloat16_rn(gelu_erf(__uint_as_float(bits << 16))));
 }
 
 // The slot of the bf16 whose bits are the low 16 of `bits` (higher bits ignored), and whether the
 // table holds it (`in`; the slot is 0 otherwise, a valid index to load and discard).
 __device__ __forceinline__ uint32_t gelu_lut_slot(uint32_t bits, bool& in) {
-  const uint32_t sign = (bits >> 15) & 1u, mag = bits & 0x7FFFu;
-  const uint32_t at = mag - (kGeluLutExpLo << 7);  // wraps below the table
-  const bool ranged = at < static_cast<uint32_t>(kGeluLutHalf);
-  in = ranged || mag == 0u;
-  return ranged ? at + sign * kGeluLutHalf : (mag == 0u ? kGeluLutZero + sign : 0u);
+  const uint32_t at = (bits & 0x7FFFu) - (kGeluLutExpLo << 7);  // wraps below the table
+  in = at < static_cast<uint32_t>(kGeluLutHalf);
+  return in ? at + ((bits >> 15) & 1u) * kGeluLutHalf : 0u;
 }
 
 }  // namespace dev

@@ -104,23 +104,18 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
   if (row < p.tokens) load_affine(af, p.weight, nullptr, np, lane);
   dev::pdl_prologue();
   if (row >= p.tokens) return;
-  const int id = p.ids[row];
+  int id = p.ids[row];
+  id = id < 0 ? 0 : (id >= p.vocab ? p.vocab - 1 : id);  // ids are validated on the host; never read out of range
+  const __half* src = p.table + static_cast<size_t>(id) * p.d;
   float v[2 * kMaxPairs];
-  if (id < 0) {  // a padding token: zeros, which every encoder layer keeps zero (see EmbedLnParams)
 #pragma unroll
-    for (int j = 0; j < 2 * kMaxPairs; ++j) v[j] = 0.f;
-  } else {
-    // ids are validated on the host; never read out of range
-    const __half* src = p.table + static_cast<size_t>(id >= p.vocab ? p.vocab - 1 : id) * p.d;
-#pragma unroll
-    for (int j = 0; j < kMaxPairs; ++j)
-      if (j < np) {
-        const float2 a = __half22float2(*reinterpret_cast<const __half2*>(src + 2 * lane + 64 * j));
-        v[2 * j] = a.x;
-        v[2 * j + 1] = a.y;
-      }
-    ln_inplace(v, np, p.d, af, p.eps);
-  }
+  for (int j = 0; j < kMaxPairs; ++j)
+    if (j < np) {
+      const float2 a = __half22float2(*reinterpret_cast<const __half2*>(src + 2 * lane + 64 * j));
+      v[2 * j] = a.x;
+      v[2 * j + 1] = a.y;
+    }
+  ln_inplace(v, np, p.d, af, p.eps);
   store_f32(p.x + static_cast<size_t>(row) * p.d, v, np, lane);
   store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
 }

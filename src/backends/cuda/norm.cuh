@@ -16,11 +16,7 @@ namespace laya::cuda {
 // LayerNorm family here and the act-head features (heads.cu); the engine refuses wider checkpoints.
 constexpr int32_t kMaxHidden = 1024;
 
-// x = LN(table[ids]) * weight (fp32, no bias); y = T(x). A negative id (the staging block's padding
-// tokens) gives x = y = 0: the encoder's linears have no bias, its LayerNorms map a zero row to zero
-// and no real row attends to the padding, so those rows stay zero through every layer and their
-// GEMM rows multiply zeros (less energy where the forward runs at the power cap; the real rows'
-// arithmetic is untouched).
+// x = LN(table[ids]) * weight (fp32, no bias); y = T(x).
 template <class T>
 struct EmbedLnParams {
   const int32_t* ids = nullptr;

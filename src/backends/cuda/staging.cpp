@@ -58,7 +58,6 @@ StagedCounts pack_inputs(const engine::Batch& batch, const Bucket& bucket, int32
   int32_t* tiles = out.data() + l.tiles;
 
   std::copy(batch.token_ids.begin(), batch.token_ids.end(), ids);
-  std::fill(ids + t, ids + bucket.tokens, -1);  // padding: the embedding writes zeros (norm.cuh)
   const int32_t slots = bucket.row_slots();
   // Row slots: real rows, then empty rows, then the tail row holding the padding tokens.
   for (int32_t s = 0; s <= slots; ++s) {

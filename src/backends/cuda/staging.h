@@ -20,7 +20,7 @@ namespace laya::cuda {
 // Offsets (in int32 elements) of each section inside the staging block; sections start on
 // 16-element (64-byte) boundaries.
 struct StagingLayout {
-  int64_t ids = 0;             // [tokens]    token id (padding: -1)
+  int64_t ids = 0;             // [tokens]    token id (padding: 0)
   int64_t pos = 0;             // [tokens]    position inside its row
   int64_t tok_row = 0;         // [tokens]    row slot of the token (tail tokens: rows)
   int64_t row_offsets = 0;     // [row_slots + 1]
