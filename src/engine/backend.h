@@ -79,9 +79,13 @@ class Backend {
   virtual BackendInfo info() const = 0;
   // What one forward takes; forward() refuses a batch beyond it (laya::Error too_large).
   virtual BatchCapacity capacity() const { return {}; }
-  // Device time of the last forward in milliseconds (CUDA events), or a negative value where the
-  // backend has no separate device clock (CPU).
+  // Device time of the last forward in milliseconds (CUDA events) while device timing is on, else a
+  // negative value (also where the backend has no separate device clock: CPU).
   virtual double last_device_ms() const { return -1.0; }
+  // Whether forward() records its device time (off by default: on the CUDA engine the two event
+  // records cost ≈ 3 µs of host time a forward; docs/benchmarks/cuda.md item 121). bench turns it
+  // on for the iterations that measure device time.
+  virtual void set_device_timing(bool on) { (void)on; }
   // How the forwards so far ran (see BackendCounters). One caller at a time, like forward().
   virtual BackendCounters counters() const { return {}; }
 };

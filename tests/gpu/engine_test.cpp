@@ -688,6 +688,28 @@ TEST(CudaEngine, GemmTuningKeepsModesIdenticalWithinAnEngine) {
   EXPECT_TRUE(st.all_ok);
 }
 
+// Device timing is opt-in (bench turns it on for its device samples): by default a forward records
+// no CUDA events and reports no device time; on, every path reports one; the answers are the same.
+TEST(CudaEngine, DeviceTimingIsOptIn) {
+  LAYA_REQUIRE_GPU();
+  for (const std::string mode : {"graph", "eager"}) {
+    SCOPED_TRACE(mode);
+    auto e = make_cuda_engine(tiny(), cuda_options(mode));
+    const auto b = batch_of(7, 2, 20, 40);
+    const auto first = e->forward(b);
+    EXPECT_LT(e->last_device_ms(), 0.0);
+    e->set_device_timing(true);
+    expect_same(first, e->forward(b), "timed, " + mode);
+    EXPECT_GT(e->last_device_ms(), 0.0);
+    MapSink sink;
+    expect_same(first, e->forward(b, &sink), "timed dump path, " + mode);
+    EXPECT_GT(e->last_device_ms(), 0.0);
+    e->set_device_timing(false);
+    e->forward(b);
+    EXPECT_LT(e->last_device_ms(), 0.0);
+  }
+}
+
 TEST(CudaEngine, CacheEvictsByCountKeepingSurvivors) {
   LAYA_REQUIRE_GPU();
   auto o = cuda_options();

@@ -232,6 +232,7 @@ class CudaBackendImpl final : public CudaEngine {
   engine::ForwardResult forward(const engine::Batch& batch, engine::DumpSink* dumps) override;
   engine::BackendInfo info() const override;
   double last_device_ms() const override { return last_device_ms_; }
+  void set_device_timing(bool on) override { device_timing_ = on; }
   engine::BatchCapacity capacity() const override {
     return {limits_.max_rows, limits_.max_tokens, limits_.max_markers};
   }
@@ -338,6 +339,7 @@ class CudaBackendImpl final : public CudaEngine {
   int fail_captures_ = 0;
   CudaStats stats_;
   double last_device_ms_ = -1.0;
+  bool device_timing_ = false;  // forward() brackets its work with ev_start_ / ev_stop_
   bool failed_ = false;
   std::string failure_;
   int64_t mem_baseline_ = 0;
@@ -1072,14 +1074,18 @@ engine::ForwardResult CudaBackendImpl::forward(const engine::Batch& batch, engin
   const StagingLayout l = StagingLayout::for_bucket(b);
   pack_inputs(batch, b, dims_.vocab, dims_.max_row_len, std::span<int32_t>(ws_.host_in, static_cast<size_t>(l.total)));
 
+  last_device_ms_ = -1.0;
+  auto start_clock = [this] {
+    if (device_timing_) LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
+  };
   try {
     LAYA_CUDA_CHECK(cudaSetDevice(device_));
     if (dumps != nullptr) {
       DumpCtx ctx(dumps, stream_, batch, dims_.d);
-      LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
+      start_clock();
       run_eager(b, l, &ctx);
     } else if (!graphs_ || eager_only_) {
-      LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
+      start_clock();
       run_eager(b, l, nullptr);
     } else {
       const GraphCacheBook::Plan plan = book_.plan(b, graph_cost_);
@@ -1105,18 +1111,20 @@ engine::ForwardResult CudaBackendImpl::forward(const engine::Batch& batch, engin
       } else if (plan.action == GraphCacheBook::Action::defer) {
         book_.note_miss(b);
       }
-      LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
+      start_clock();
       if (exec != nullptr) {
         LAYA_CUDA_CHECK(cudaGraphLaunch(exec, stream_));
       } else {
         run_eager(b, l, nullptr);
       }
     }
-    LAYA_CUDA_CHECK(cudaEventRecord(ev_stop_, stream_));
+    if (device_timing_) LAYA_CUDA_CHECK(cudaEventRecord(ev_stop_, stream_));
     LAYA_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the one synchronisation of a forward
-    float ms = 0.f;
-    LAYA_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_start_, ev_stop_));
-    last_device_ms_ = ms;
+    if (device_timing_) {
+      float ms = 0.f;
+      LAYA_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_start_, ev_stop_));
+      last_device_ms_ = ms;
+    }
   } catch (const Error& ex) {
     // Drain what was submitted before the pinned buffers can be reused; a sticky error poisons the
     // context, so the engine reports itself failed instead of running on corrupted state.
