@@ -24,9 +24,9 @@ engine::Batch two_rows() {
 TEST(CudaStaging, LayoutSectionsAreAlignedAndDisjoint) {
   const Bucket b{96, 3, 8};
   const auto l = StagingLayout::for_bucket(b);
-  const std::vector<int64_t> starts{l.ids,        l.pos,      l.tok_row, l.row_offsets,       l.qtypes,
-                                    l.marker_offsets, l.marker_tok, l.tiles,   l.head_tok, l.head_marker_row,
-                                    l.head_tiles};
+  const std::vector<int64_t> starts{l.ids,        l.pos,        l.tok_row,         l.row_offsets,
+                                    l.qtypes,     l.marker_offsets, l.marker_tok,  l.tiles,
+                                    l.head_tok,   l.head_marker_row, l.head_tiles};
   for (size_t i = 0; i < starts.size(); ++i) {
     EXPECT_EQ(starts[i] % 16, 0);
     if (i > 0) {

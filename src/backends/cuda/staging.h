@@ -1,7 +1,8 @@
 // Host staging of one forward's inputs: every integer the kernels read (token ids, positions,
 // token->row map, row offsets, qtypes, marker offsets, marker token indices, attention tile table,
-// the tokens the heads read and their attention tiles) in ONE contiguous int32 block, so the upload is one async copy from pinned memory (and one
-// memcpy node inside a CUDA Graph). The block is laid out per bucket; the same layout gives the
+// the tokens the heads read, each marker's row among them, and their attention tiles) in ONE
+// contiguous int32 block, so the upload is one async copy from pinned memory (and one memcpy node
+// inside a CUDA Graph). The block is laid out per bucket; the same layout gives the
 // device-side pointers.
 //
 // pack_inputs validates the whole batch against the model and the bucket before anything is
