@@ -6,11 +6,12 @@
 // event, stream synchronisation, host steady_clock around all of it). Per configuration the
 // medians of: host time, the events' elapsed time, the last kernel's own %globaltimer span
 // (× chain), and the host time of the same launch and wait without the start event (interleaved).
-// --sched sets the context's scheduling flag (auto, spin, yield, blocking), --sync how the host waits
-// (stream: cudaStreamSynchronize as the engine; event: cudaEventSynchronize on the stop event; query:
-// the host polls cudaEventQuery on it). If host − event grows with D the clocks disagree or the launch costs more for longer
-// work; if it stays constant here while the engine's grows, the engine's forward does something
-// outside the events. Prints a table; asserts nothing.
+// --sched sets the context's scheduling flag (auto, spin, yield, blocking), --sync how the host
+// waits (stream: cudaStreamSynchronize as the engine; event: cudaEventSynchronize on the stop event;
+// query: the host polls cudaEventQuery on it). If host − event grows with D the clocks disagree or
+// the wait costs more for longer work; if it stays constant here while the engine's grows, the
+// engine's forward does something outside the events. Findings: docs/benchmarks/cuda.md items
+// 119 and 121. Prints a table; asserts nothing.
 //
 // usage: laya_bench_clock_gap [--reps N] [--ns D1,D2,...] [--blocks B1,B2,...] [--chain C1,C2,...]
 //                             [--sched auto|spin|yield|blocking] [--sync stream|event|query]
@@ -119,9 +120,9 @@ int main(int argc, char** argv) {
         check(cudaStreamSynchronize(stream), "warm-up sync");
         std::vector<double> host, event, timer, bare;
         for (int r = 0; r < reps; ++r) {
-          const auto b0 = std::chrono::steady_clock::now();  // the same without the two event records
+          const auto b0 = std::chrono::steady_clock::now();  // the same without the start event
           check(cudaGraphLaunch(exec, stream), "launch");
-          check(cudaEventRecord(e1, stream), "record");  // what the wait polls, without the start event
+          check(cudaEventRecord(e1, stream), "record");  // what the wait polls
           wait(e1);
           bare.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - b0).count());
           const auto h0 = std::chrono::steady_clock::now();
