@@ -578,23 +578,25 @@ TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
   }
 }
 
-// GEMMs of at most 64 rows with the heuristic's pick forced to a 1x1x1 cluster (the engine's
-// default, Gemm's single_cta_cluster_max_m): against the fp32 reference and against the pick as the
-// heuristic returns it, for the engine's encoder shapes at 48 and 64 rows (the MLP output GEMM in
-// its partials form too), the decision layers' FFN GEMMs (K = 4096: split K with a reduction
-// kernel), a head-sized one and a shape past the limit. Reports whether the two are bitwise equal
-// (same tile, another cluster: expected, not required).
+// GEMMs with the heuristic's pick forced to a 1x1x1 cluster (Gemm's SingleCtaClusterRows: here up
+// to 64 rows and at 1,024; the engine forces it up to 64 and at 769-1,279): against the fp32
+// reference and against the pick as the heuristic returns it, for the engine's encoder shapes at
+// 48, 64 and 1,024 rows (the MLP output GEMM in its partials form too), the decision layers' FFN
+// GEMMs (K = 4096: split K with a reduction kernel), a head-sized one and shapes outside the
+// ranges. Reports whether the two are bitwise equal (same tile, another cluster: expected, not
+// required).
 TYPED_TEST(CudaKernelsTyped, GemmWithSingleCtaClusterMatchesReferenceAndHeuristicPick) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(29);
   Dev<uint8_t> ws(kGemmWorkspace);
-  Gemm heuristic(ws.get(), kGemmWorkspace), single(ws.get(), kGemmWorkspace, Gemm::kNeverTune, 64);
+  Gemm heuristic(ws.get(), kGemmWorkspace), single(ws.get(), kGemmWorkspace, Gemm::kNeverTune, {64, 1024, 1024});
   struct Case {
     int32_t m, n, k, splits;
   };
   for (const Case c : {Case{48, 3072, 1024, 1}, Case{48, 1024, 1024, 1}, Case{64, 5248, 1024, 1},
                        Case{48, 1024, 2624, 2}, Case{48, 4096, 1024, 1}, Case{48, 1024, 4096, 1},
-                       Case{8, 1024, 1024, 1}, Case{65, 1024, 1024, 1}}) {
+                       Case{8, 1024, 1024, 1}, Case{65, 1024, 1024, 1}, Case{1024, 3072, 1024, 1},
+                       Case{1024, 1024, 2624, 1}, Case{1024, 5248, 1024, 1}, Case{1025, 1024, 1024, 1}}) {
     SCOPED_TRACE(testing::Message() << "M=" << c.m << " N=" << c.n << " K=" << c.k << " splits " << c.splits);
     const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(c.m) * c.k));
     const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(c.n) * c.k, 0.02f));

@@ -45,6 +45,13 @@ constexpr int32_t kTuneFromRows = 4096;
 // (see gemm.h); LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_MAX_M overrides it (0: never). Measured on the
 // H200 (docs/benchmarks/cuda.md item 55): 0.2-0.4 us less a GEMM at 48 and 64 rows, mixed at 128.
 constexpr int32_t kSingleCtaClusterMaxRows = 64;
+// ... and those of kSingleCtaClusterFromRows to kSingleCtaClusterToRows rows too, where nvjet's
+// picks come with 2x1 clusters: measured on the H200 (docs/benchmarks/cuda.md item 123), 9x128
+// (1,152 tokens) -0.041 ms, 1,024 tokens -0.007..-0.020, 768-896 tokens +-0.002; from 513 rows
+// 640 tokens +0.035, and at 256 rows +0.072. LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_FROM / _TO override
+// them (FROM 0: none).
+constexpr int32_t kSingleCtaClusterFromRows = 769;
+constexpr int32_t kSingleCtaClusterToRows = 1279;
 // Buckets of at most this many tokens run the encoder's GEMMs on small_gemm (sm_90a), which waits
 // on programmatic edges, with PDL for all of the engine's kernels (PdlScope): every boundary of
 // their encoder layers is programmatic and GeGLU runs in the MLP input GEMM's epilogue. Measured
@@ -484,9 +491,13 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     launch_fill_gelu_lut(ws_.gelu_lut, nullptr);  // after the memset (the legacy stream); synchronised below
     gelu_table_ = precision_ == Precision::bf16 && env_int("LAYA_CUDA_GELU_TABLE", kGeluTable ? 1 : 0) != 0;
-    gemm_ = std::make_unique<Gemm>(
-        ws_.gemm_ws, kGemmWorkspace, tune_from_rows(),
-        std::max<int32_t>(0, env_int("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_MAX_M", kSingleCtaClusterMaxRows)));
+    SingleCtaClusterRows single;
+    single.up_to = std::max<int32_t>(0, env_int("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_MAX_M", kSingleCtaClusterMaxRows));
+    if (const int32_t from = env_int("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_FROM", kSingleCtaClusterFromRows); from > 0) {
+      single.from = from;
+      single.to = env_int("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_TO", kSingleCtaClusterToRows);
+    }
+    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(), single);
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 128)
                             : 0;
