@@ -579,7 +579,7 @@ TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
 }
 
 // GEMMs with the heuristic's pick forced to a 1x1x1 cluster (Gemm's SingleCtaClusterRows: here up
-// to 64 rows and at 1,024; the engine forces it up to 64 and at 769-1,279): against the fp32
+// to 64 rows and at 1,024; the engine forces it up to 64 and at 769-1,535): against the fp32
 // reference and against the pick as the heuristic returns it, for the engine's encoder shapes at
 // 48, 64 and 1,024 rows (the MLP output GEMM in its partials form too), the decision layers' FFN
 // GEMMs (K = 4096: split K with a reduction kernel), a head-sized one and shapes outside the

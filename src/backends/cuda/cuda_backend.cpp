@@ -46,12 +46,12 @@ constexpr int32_t kTuneFromRows = 4096;
 // H200 (docs/benchmarks/cuda.md item 55): 0.2-0.4 us less a GEMM at 48 and 64 rows, mixed at 128.
 constexpr int32_t kSingleCtaClusterMaxRows = 64;
 // ... and those of kSingleCtaClusterFromRows to kSingleCtaClusterToRows rows too, where nvjet's
-// picks come with 2x1 clusters: measured on the H200 (docs/benchmarks/cuda.md item 123), 9x128
-// (1,152 tokens) -0.041 ms, 1,024 tokens -0.007..-0.020, 768-896 tokens +-0.002; from 513 rows
-// 640 tokens +0.035, and at 256 rows +0.072. LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_FROM / _TO override
-// them (FROM 0: none).
+// picks come with clusters: measured on the H200 (docs/benchmarks/cuda.md item 123), 11x128
+// (1,408 tokens) -0.088 ms, 9x128 (1,152) -0.041..-0.075, 1,024 tokens -0.007..-0.032, 768-896 and
+// 1,280 tokens -0.012..+0.002; outside it worse: 640 tokens +0.035, 256 +0.072, 1,664 +0.072.
+// LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_FROM / _TO override them (FROM 0: none).
 constexpr int32_t kSingleCtaClusterFromRows = 769;
-constexpr int32_t kSingleCtaClusterToRows = 1279;
+constexpr int32_t kSingleCtaClusterToRows = 1535;
 // Buckets of at most this many tokens run the encoder's GEMMs on small_gemm (sm_90a), which waits
 // on programmatic edges, with PDL for all of the engine's kernels (PdlScope): every boundary of
 // their encoder layers is programmatic and GeGLU runs in the MLP input GEMM's epilogue. Measured

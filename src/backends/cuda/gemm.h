@@ -13,7 +13,7 @@
 // For the row counts of SingleCtaClusterRows the pick runs with a 1x1x1 thread-block cluster where
 // cuBLASLt accepts that (AlgoCheck): at 48-64 rows the heuristic's nvjet kernels come with 4x1 / 4x2
 // clusters, and the same tiles without a cluster are 0.2-0.4 us faster in a graph (item 55); the
-// engine's buckets of 769-1,279 tokens gain from it too (item 123). The tile and K order stay the
+// engine's buckets of 769-1,535 tokens gain from it too (item 123). The tile and K order stay the
 // pick's, so the outputs are bitwise the pick's (kernel test).
 #pragma once
 
