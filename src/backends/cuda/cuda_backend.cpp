@@ -113,18 +113,18 @@ constexpr int32_t kGegluGemmFromRows = 1280;
 // reads x: LAYA_CUDA_RESIDUAL_GEMM_FROM overrides it (0: never). Measured on the H200
 // (docs/benchmarks/cuda.md items 28 and 53): 16x512 -0.24 ms, 8x512 -0.06 (session 7, from 4096);
 // then, with the lean add+LNs, from 1536 too: 4x464 -0.045, 3x512 -0.045, 64x32 -0.02; 2x512
-// (1,024 tokens) +0.01. From 1280 together with every edge programmatic (kPdlAllEdgesFromTokens;
-// item 124): 10x128 -0.015..-0.017, 11x128 -0.008..-0.009 (each alone -0.007..+0.002).
-constexpr int32_t kResidualGemmFromRows = 1280;
+// (1,024 tokens) +0.01 — hence 1536, where the lean add+LN starts. From 1280 together with every
+// edge programmatic: 10x128 -0.015, 11x128 -0.008 — within the variants' order noise (item 124).
+constexpr int32_t kResidualGemmFromRows = 1536;
 // Buckets of kPdlAllEdgesFromTokens to kPdlAllEdgesToTokens tokens launch every own kernel
 // programmatically, after a cuBLASLt GEMM too (PdlScope; elsewhere outside the small buckets only
 // own -> own edges are: pdl_for_next_launch). Measured on the H200 (docs/benchmarks/cuda.md item
 // 108, five rounds under the power cap), against own edges only: 3x512 -0.019 ms, 4x464 -0.017,
 // 8x512 (4,096) -0.030; 16x512 +0.070 there, nothing measurable beyond its power-cap noise in
 // palindromic runs. From 129 tokens instead: 192-512 tokens +0.004..+0.014, 1,024 ±0 (item 111);
-// from 1280 with the residual GEMMs from there too: see kResidualGemmFromRows (item 124).
+// from 1280: see kResidualGemmFromRows (item 124).
 // LAYA_CUDA_PDL_ALL_FROM / LAYA_CUDA_PDL_ALL_TO override them (FROM 0: never).
-constexpr int32_t kPdlAllEdgesFromTokens = 1280;
+constexpr int32_t kPdlAllEdgesFromTokens = 1536;
 constexpr int32_t kPdlAllEdgesToTokens = 4096;
 // Buckets of at least this many tokens run attention's products on wgmma (AttentionParams::wgmma,
 // sm_90a); LAYA_CUDA_ATTN_WGMMA_FROM overrides it (0: never).
@@ -706,7 +706,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   const int32_t T = b.tokens, S = b.row_slots(), K = b.markers, d = dims_.d;
   cudaStream_t s = stream_;
   // Small buckets' GEMMs wait on programmatic edges (small_gemm, `linear`), and buckets of
-  // 1,280-4,096 tokens gain from programmatic edges out of cuBLASLt's kernels: there every own kernel
+  // 1,536-4,096 tokens gain from programmatic edges out of cuBLASLt's kernels: there every own kernel
   // is chained (cuBLASLt's kernels are launched without the attribute: plain edges into them).
   // Elsewhere only own -> own edges are programmatic (pdl_for_next_launch). Buckets whose GEMMs run
   // the small GEMM's narrow layout prefer the kNarrowCarveout carveout.
