@@ -1249,6 +1249,19 @@ TEST(CudaKernels, ProgrammaticEdgesFollowOwnKernelsOnly) {
   cudaStreamDestroy(s);
 }
 
+// Which GEMM row counts run the pick with a 1x1x1 cluster (no GPU needed): the first range up to
+// up_to, the second from..to (empty by default), nothing else.
+TEST(CudaKernels, SingleCtaClusterRowsCoverTheirRangesOnly) {
+  const SingleCtaClusterRows none{}, small{64}, both{64, 769, 1535};
+  for (int32_t m : {1, 64, 769, 1535}) EXPECT_FALSE(none.contains(m)) << m;
+  EXPECT_TRUE(small.contains(1));
+  EXPECT_TRUE(small.contains(64));
+  EXPECT_FALSE(small.contains(65));
+  EXPECT_FALSE(small.contains(1024));
+  for (int32_t m : {1, 64, 769, 1024, 1535}) EXPECT_TRUE(both.contains(m)) << m;
+  for (int32_t m : {65, 768, 1536, 8192}) EXPECT_FALSE(both.contains(m)) << m;
+}
+
 TEST(CudaKernels, LaunchersRejectBadShapes) {
   AttentionParams<__nv_bfloat16> p;  // null pointers
   EXPECT_THROW(launch_attention(p, nullptr), Error);
