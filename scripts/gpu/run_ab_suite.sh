@@ -96,10 +96,15 @@ for r in rows:
 PY
 }
 if has bench; then
-  for round in $(seq 1 "$ROUNDS"); do
+  base_graph() {
     if [ -x "$X/bin/laya-engine-base" ]; then bench base-graph laya-engine-base graph
     elif [ -n "${LAYA_AB_BASE_ENV:-}" ]; then bench base-graph laya-engine graph $LAYA_AB_BASE_ENV; fi
-    bench new-graph laya-engine graph
+  }
+  # Even rounds run the new build first: a fixed order alone moved a shape by ≈ 0.01 ms
+  # (docs/benchmarks/cuda.md item 124).
+  for round in $(seq 1 "$ROUNDS"); do
+    if (( round % 2 == 1 )); then base_graph; bench new-graph laya-engine graph
+    else bench new-graph laya-engine graph; base_graph; fi
   done
   round=1
   bench new-eager laya-engine eager

@@ -4,7 +4,8 @@
 # minute of the GPU hits them alike), graph mode, on the english synthetic checkpoint. Prints, per
 # shape, each variant's mean host p50 over the rounds and its difference to the first variant.
 # Run ON the GPU machine from the repository root with the bundle carried (scripts/gpu/bundle.sh,
-# then the device tool's `run` with carry [".gpu"]).
+# then the device tool's `run` with carry [".gpu"]). Odd rounds run the variants in the listed
+# order, even rounds in reverse.
 #
 # usage: LAYA_VARIANTS="base:LAYA_X=0 pdl:LAYA_CUDA_PDL=1 two:VAR=V,VAR=V" scripts/gpu/run_env_variants.sh
 # Env: LAYA_VARIANTS   space-separated NAME:VAR=VALUE[,VAR=VALUE] (the first is the base; a variant
@@ -26,7 +27,11 @@ record_machine
 EN=/tmp/ck-english
 [ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -1
 for round in $(seq 1 "$ROUNDS"); do
-  for v in $VARIANTS; do
+  # Even rounds run the variants in reverse order: in a fixed order two variants with the same code
+  # differed by 0.011 ms (docs/benchmarks/cuda.md item 124).
+  order=$VARIANTS
+  (( round % 2 == 0 )) && order=$(echo $VARIANTS | tr ' ' '\n' | tac | tr '\n' ' ')
+  for v in $order; do
     env $(echo "${v#*:}" | tr ',' ' ') $R "$BIN" bench --model $EN --backend cuda --execution graph --shapes "$SHAPES" \
       --warmup "${LAYA_BENCH_WARMUP:-20}" --iters "${LAYA_BENCH_ITERS:-30}" --json 2>>"$OUT/bench_err.log" |
       sed "s/^{/{\"round\":$round,\"impl\":\"${v%%:*}\",/" >> "$B"
