@@ -422,8 +422,8 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormGatherAndTypeMatchReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(13);
   // With a LayerNorm bias (the decision layers' form): 19 rows through the general instance, 1539
-  // through the lean one with a bias (launch_add_ln); the same arithmetic, so the 19 rows they share
-  // come out bitwise equal.
+  // (>= kLeanAddLnFromRows) through the lean one with a bias (launch_add_ln); the same arithmetic,
+  // so the 19 rows they share come out bitwise equal.
   const int32_t d = 1024, T = 19, T_lean = 1539;
   const auto x_all = randn(rng, static_cast<size_t>(T_lean) * d, 3.f);
   const auto add_all = round16<TypeParam>(randn(rng, x_all.size()));
@@ -466,7 +466,10 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormGatherAndTypeMatchReference) {
   cpu::layer_norm(xs[0].data(), T, d, w.data(), bias.data(), 1e-5f, ref.data());
 
   // The encoder's forms (no LayerNorm bias): the GEMM output added, or x alone (the residual GEMMs
-  // added it already); from 1536 rows through the lean instance of the kernel (launch_add_ln).
+  // added it already); from kLeanAddLnFromRows rows (or AddLnParams::lean_from_rows, the engine's
+  // bound) through the lean instance of the kernel (launch_add_ln): 19 rows through each, bitwise
+  // equal, and 1539 rows.
+  static_assert(kLeanAddLnFromRows > 19 && kLeanAddLnFromRows <= 1539);
   for (const int32_t rows : {19, 1539}) {
     const auto xr = randn(rng, static_cast<size_t>(rows) * d, 3.f);
     const auto ar = round16<TypeParam>(randn(rng, xr.size()));
@@ -474,22 +477,29 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormGatherAndTypeMatchReference) {
     std::vector<float> added(xr.size());
     for (size_t i = 0; i < xr.size(); ++i) added[i] = xr[i] + ar[i];
     for (const bool with_add : {true, false}) {
-      SCOPED_TRACE(testing::Message() << rows << " rows, " << (with_add ? "add" : "x alone"));
-      Dev<float> dx2(xr);
-      Dev<TypeParam> dy3(xr.size());
-      AddLnParams<TypeParam> q;
-      q.x = dx2.get();
-      q.add = with_add ? dar.get() : nullptr;
-      q.weight = dw.get();
-      q.y = dy3.get();
-      q.tokens = rows;
-      q.d = d;
-      launch_add_ln(q, nullptr);
-      const std::vector<float>& in = with_add ? added : xr;
-      std::vector<float> r(xr.size());
-      cpu::layer_norm(in.data(), rows, d, w.data(), nullptr, 1e-5f, r.data());
-      EXPECT_EQ(dx2.down(), in);
-      expect_close(from16(dy3.down()), r, "add_ln without bias");
+      std::vector<std::vector<float>> outs;
+      for (const int32_t lean_from : rows < kLeanAddLnFromRows ? std::vector{kLeanAddLnFromRows, 1} : std::vector{kLeanAddLnFromRows}) {
+        SCOPED_TRACE(testing::Message() << rows << " rows, " << (with_add ? "add" : "x alone") << ", lean from "
+                                        << lean_from);
+        Dev<float> dx2(xr);
+        Dev<TypeParam> dy3(xr.size());
+        AddLnParams<TypeParam> q;
+        q.x = dx2.get();
+        q.add = with_add ? dar.get() : nullptr;
+        q.weight = dw.get();
+        q.y = dy3.get();
+        q.tokens = rows;
+        q.d = d;
+        q.lean_from_rows = lean_from;
+        launch_add_ln(q, nullptr);
+        const std::vector<float>& in = with_add ? added : xr;
+        std::vector<float> r(xr.size());
+        cpu::layer_norm(in.data(), rows, d, w.data(), nullptr, 1e-5f, r.data());
+        EXPECT_EQ(dx2.down(), in);
+        outs.push_back(from16(dy3.down()));
+        expect_close(outs.back(), r, "add_ln without bias");
+      }
+      if (outs.size() == 2) EXPECT_EQ(outs[0], outs[1]) << "general and lean instances differ";
     }
   }
 
@@ -578,8 +588,9 @@ TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
   }
 }
 
-// GEMMs with the heuristic's pick forced to a 1x1x1 cluster (Gemm's SingleCtaClusterRows: here up
-// to 64 rows and at 1,024; the engine forces it up to 64 and at 769-1,535): against the fp32
+// GEMMs with the heuristic's pick forced to a 1x1x1 cluster (Gemm's SingleCtaClusterRule: here up
+// to 64 rows and at 1,024; the engine's rule: up to 64, at 769-1,535 and for two shapes at
+// 129-768, cluster_rule.h): against the fp32
 // reference and against the pick as the heuristic returns it, for the engine's encoder shapes at
 // 48, 64 and 1,024 rows (the MLP output GEMM in its partials form too), the decision layers' FFN
 // GEMMs (K = 4096: split K with a reduction kernel), a head-sized one and shapes outside the
@@ -589,7 +600,8 @@ TYPED_TEST(CudaKernelsTyped, GemmWithSingleCtaClusterMatchesReferenceAndHeuristi
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(29);
   Dev<uint8_t> ws(kGemmWorkspace);
-  Gemm heuristic(ws.get(), kGemmWorkspace), single(ws.get(), kGemmWorkspace, Gemm::kNeverTune, {64, 1024, 1024});
+  Gemm heuristic(ws.get(), kGemmWorkspace), single(ws.get(), kGemmWorkspace, Gemm::kNeverTune,
+                                                                   {{{1, 64, {}}, {1024, 1024, {}}}});
   struct Case {
     int32_t m, n, k, splits;
   };
@@ -1251,17 +1263,6 @@ TEST(CudaKernels, ProgrammaticEdgesFollowOwnKernelsOnly) {
 
 // Which GEMM row counts run the pick with a 1x1x1 cluster (no GPU needed): the first range up to
 // up_to, the second from..to (empty by default), nothing else.
-TEST(CudaKernels, SingleCtaClusterRowsCoverTheirRangesOnly) {
-  const SingleCtaClusterRows none{}, small{64}, both{64, 769, 1535};
-  for (int32_t m : {1, 64, 769, 1535}) EXPECT_FALSE(none.contains(m)) << m;
-  EXPECT_TRUE(small.contains(1));
-  EXPECT_TRUE(small.contains(64));
-  EXPECT_FALSE(small.contains(65));
-  EXPECT_FALSE(small.contains(1024));
-  for (int32_t m : {1, 64, 769, 1024, 1535}) EXPECT_TRUE(both.contains(m)) << m;
-  for (int32_t m : {65, 768, 1536, 8192}) EXPECT_FALSE(both.contains(m)) << m;
-}
-
 TEST(CudaKernels, LaunchersRejectBadShapes) {
   AttentionParams<__nv_bfloat16> p;  // null pointers
   EXPECT_THROW(launch_attention(p, nullptr), Error);

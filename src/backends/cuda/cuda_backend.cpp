@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <unordered_map>
@@ -41,15 +42,19 @@ constexpr int32_t kRotateKOnceTokens = 512;
 // GEMMs over at least this many rows pick their cuBLASLt algorithm by timing (see gemm.h);
 // LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never).
 constexpr int32_t kTuneFromRows = 4096;
-// GEMMs over at most this many rows run the heuristic's pick with a 1x1x1 thread-block cluster
-// (see gemm.h); LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_MAX_M overrides it (0: never). Measured on the
-// H200 (docs/benchmarks/cuda.md item 55): 0.2-0.4 us less a GEMM at 48 and 64 rows, mixed at 128.
+// The cuBLASLt GEMMs that run the heuristic's pick with a 1x1x1 thread-block cluster (gemm.h,
+// cluster_rule.h): every GEMM of at most kSingleCtaClusterMaxRows rows and of
+// kSingleCtaClusterFromRows to kSingleCtaClusterToRows rows, and from kSingleCtaClusterShapesFromRows
+// rows to the range below the MLP input GEMM (unfused GeGLU) and the attention output GEMM (N = K =
+// d; the decision layers' out-projection has that shape too). Measured on the H200: 0.2-0.4 us less
+// a GEMM at 48 and 64 rows, mixed at 128 (docs/benchmarks/cuda.md item 55); every GEMM at 769-1,535
+// rows: 11x128 (1,408 tokens) -0.088 ms, 9x128 (1,152) -0.041..-0.075, 1,024 tokens -0.007..-0.032,
+// 768-896 and 1,280 tokens -0.012..+0.002, but 640 tokens +0.035, 256 +0.072, 1,664 +0.072 (item
+// 123); by shape at 129-768 (item 126): the MLP output GEMM alone +0.058 at 256 tokens, the QKV
+// GEMM +0.018 there, the two chosen -0.007..-0.024 at 160-768 tokens. LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER
+// overrides the rule ("FROM-TO[:NxK+NxK];...", "none": no GEMM).
 constexpr int32_t kSingleCtaClusterMaxRows = 64;
-// ... and those of kSingleCtaClusterFromRows to kSingleCtaClusterToRows rows too, where nvjet's
-// picks come with clusters: measured on the H200 (docs/benchmarks/cuda.md item 123), 11x128
-// (1,408 tokens) -0.088 ms, 9x128 (1,152) -0.041..-0.075, 1,024 tokens -0.007..-0.032, 768-896 and
-// 1,280 tokens -0.012..+0.002; outside it worse: 640 tokens +0.035, 256 +0.072, 1,664 +0.072.
-// LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_FROM / _TO override them (FROM 0: none).
+constexpr int32_t kSingleCtaClusterShapesFromRows = 129;
 constexpr int32_t kSingleCtaClusterFromRows = 769;
 constexpr int32_t kSingleCtaClusterToRows = 1535;
 // Buckets of at most this many tokens run the encoder's GEMMs on small_gemm (sm_90a), which waits
@@ -113,18 +118,24 @@ constexpr int32_t kGegluGemmFromRows = 1280;
 // reads x: LAYA_CUDA_RESIDUAL_GEMM_FROM overrides it (0: never). Measured on the H200
 // (docs/benchmarks/cuda.md items 28 and 53): 16x512 -0.24 ms, 8x512 -0.06 (session 7, from 4096);
 // then, with the lean add+LNs, from 1536 too: 4x464 -0.045, 3x512 -0.045, 64x32 -0.02; 2x512
-// (1,024 tokens) +0.01 — hence 1536, where the lean add+LN starts. From 1280 together with every
+// (1,024 tokens) +0.01 — hence 1536, where the lean add+LN started. From 1280 together with every
 // edge programmatic: 10x128 -0.015, 11x128 -0.008 — within the variants' order noise (item 124).
-constexpr int32_t kResidualGemmFromRows = 1536;
+// Together with the lean add+LNs (kLeanAddLnFromRows, item 125), from 1,024: 2x512 -0.016, 9x128
+// -0.10, 10x128 -0.11, 11x128 -0.07 ms (the general add+LN takes two waves above 1,056 rows); from
+// 513: 5x128 / 6x128 / 7x128 -0.03 each; from 129: 1x160 / 1x256 -0.022, 1x384 -0.013, 1x512
+// -0.017 more. Below 129 tokens the output GEMMs write partials (kPartialsMaxRows).
+constexpr int32_t kResidualGemmFromRows = 129;
 // Buckets of kPdlAllEdgesFromTokens to kPdlAllEdgesToTokens tokens launch every own kernel
 // programmatically, after a cuBLASLt GEMM too (PdlScope; elsewhere outside the small buckets only
 // own -> own edges are: pdl_for_next_launch). Measured on the H200 (docs/benchmarks/cuda.md item
 // 108, five rounds under the power cap), against own edges only: 3x512 -0.019 ms, 4x464 -0.017,
 // 8x512 (4,096) -0.030; 16x512 +0.070 there, nothing measurable beyond its power-cap noise in
 // palindromic runs. From 129 tokens instead: 192-512 tokens +0.004..+0.014, 1,024 ±0 (item 111);
-// from 1280: see kResidualGemmFromRows (item 124).
+// from 1280: see kResidualGemmFromRows (item 124); from 1,024 with the residual GEMMs and lean
+// add+LNs there (item 125, six rounds in alternating order): 10x128 -0.020, 11x128 -0.023, 2x512
+// -0.006, 9x128 -0.004.
 // LAYA_CUDA_PDL_ALL_FROM / LAYA_CUDA_PDL_ALL_TO override them (FROM 0: never).
-constexpr int32_t kPdlAllEdgesFromTokens = 1536;
+constexpr int32_t kPdlAllEdgesFromTokens = 1024;
 constexpr int32_t kPdlAllEdgesToTokens = 4096;
 // Buckets of at least this many tokens run attention's products on wgmma (AttentionParams::wgmma,
 // sm_90a); LAYA_CUDA_ATTN_WGMMA_FROM overrides it (0: never).
@@ -195,6 +206,20 @@ struct Dims {
   int32_t max_row_len = 0;
   float eps = 1e-5f;
 };
+
+// The engine's single-CTA-cluster rule for a checkpoint of these dims (see kSingleCtaClusterMaxRows),
+// or LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER's.
+SingleCtaClusterRule single_cta_cluster_rule(const Dims& dims) {
+  if (const char* spec = std::getenv("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER"); spec != nullptr) {
+    auto rule = SingleCtaClusterRule::parse(spec);
+    LAYA_REQUIRE(rule.has_value(), ErrorKind::bad_request,
+                 "LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER='{}' is not FROM-TO[:NxK+NxK...];... or none", spec);
+    return *rule;
+  }
+  const SingleCtaClusterRange mlp_in_and_attn_out{
+      kSingleCtaClusterShapesFromRows, kSingleCtaClusterFromRows - 1, {{2 * dims.inter, dims.d}, {dims.d, dims.d}}};
+  return {{{1, kSingleCtaClusterMaxRows, {}}, mlp_in_and_attn_out, {kSingleCtaClusterFromRows, kSingleCtaClusterToRows, {}}}};
+}
 
 class DumpCtx {
  public:
@@ -335,6 +360,8 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
+  int32_t lean_add_ln_from_ = kLeanAddLnFromRows;  // add+LNs without partials run lean from this many tokens
+  SingleCtaClusterRule cluster_rule_;             // the cuBLASLt GEMMs run without a thread-block cluster
   int32_t pdl_all_from_ = 0;       // buckets of pdl_all_from_ to pdl_all_to_ tokens: every own launch
   int32_t pdl_all_to_ = 0;         // programmatic (pdl_all_from_ 0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
@@ -427,6 +454,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                            : 0;
   // The residual GEMMs' timed candidates write to ws_.up, which must hold [T, d] floats.
   residual_from_ = up_cols >= 2 * d ? std::max(0, env_int("LAYA_CUDA_RESIDUAL_GEMM_FROM", kResidualGemmFromRows)) : 0;
+  lean_add_ln_from_ = std::max(1, env_int("LAYA_CUDA_LEAN_ADD_LN_FROM", kLeanAddLnFromRows));
+  cluster_rule_ = single_cta_cluster_rule(dims_);
   pdl_all_from_ = std::max(0, env_int("LAYA_CUDA_PDL_ALL_FROM", kPdlAllEdgesFromTokens));
   pdl_all_to_ = std::max(0, env_int("LAYA_CUDA_PDL_ALL_TO", kPdlAllEdgesToTokens));
   // The pruned layer's compact attention rows live in ws_.g ([T, intermediate] elements).
@@ -493,13 +522,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     launch_fill_gelu_lut(ws_.gelu_lut, nullptr);  // after the memset (the legacy stream); synchronised below
     gelu_table_ = precision_ == Precision::bf16 && env_int("LAYA_CUDA_GELU_TABLE", kGeluTable ? 1 : 0) != 0;
-    SingleCtaClusterRows single;
-    single.up_to = std::max<int32_t>(0, env_int("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_MAX_M", kSingleCtaClusterMaxRows));
-    if (const int32_t from = env_int("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_FROM", kSingleCtaClusterFromRows); from > 0) {
-      single.from = from;
-      single.to = env_int("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER_TO", kSingleCtaClusterToRows);
-    }
-    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(), single);
+    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(), cluster_rule_);
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 128)
                             : 0;
@@ -524,8 +547,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
       "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM, decision output GEMMs {}), small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
-      "output GEMMs {}, attention on wgmma {}, last decision layer on the head's rows {}, inputs and outputs {}, "
-      "programmatic launches {}",
+      "output GEMMs {}, lean add+LNs from {} tokens, cuBLASLt GEMMs without clusters {}, attention on wgmma {}, "
+      "last decision layer on the head's rows {}, inputs and outputs {}, programmatic launches {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_, attn_out_splits_,
       decision_parts_ ? "as partials" : "whole",
@@ -538,8 +561,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                                               : std::string())
           : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
-      residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"),
-      attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
+      residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"), lean_add_ln_from_,
+      cluster_rule_.to_string(), attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
       prune_head_from_ == 1  ? std::string("in every bucket where they fit")
       : prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_)
                              : std::string("never"),
@@ -801,6 +824,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     float* scratch = reinterpret_cast<float*>(ws_.up);  // free here: holds no live data
     AddLnParams<Elem> a;
     a.x = ws_.x;
+    a.lean_from_rows = lean_add_ln_from_;
     if (residual) {
       gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
     } else if (attn_out_splits_ > 1 && T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
@@ -824,6 +848,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
     a2.x = ws_.x;
+    a2.lean_from_rows = lean_add_ln_from_;
     if (residual) {
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
     } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
@@ -892,6 +917,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     };
     AddLnParams<Elem> a;
     a.x = x;
+    a.lean_from_rows = lean_add_ln_from_;
     output_gemm(att, as<Elem>(hw.out_w), as<Elem>(hw.out_b), d, kDecisionOutSplits, a);
     a.weight = hw.n2_w;
     a.bias = hw.n2_b;
@@ -903,6 +929,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     linear(GemmArgs<Elem>{y_, as<Elem>(hw.l1_w), as<Elem>(hw.l1_b), up_, rows, dims_.ffn, d, true}, s);
     AddLnParams<Elem> a2;
     a2.x = x;
+    a2.lean_from_rows = lean_add_ln_from_;
     output_gemm(up_, as<Elem>(hw.l2_w), as<Elem>(hw.l2_b), dims_.ffn, kDecisionFfnSplits, a2);
     a2.tokens = rows;
     a2.d = d;

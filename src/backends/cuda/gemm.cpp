@@ -12,11 +12,11 @@
 
 namespace laya::cuda {
 
-Gemm::Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m, SingleCtaClusterRows single_cta_cluster)
+Gemm::Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m, SingleCtaClusterRule single_cta_cluster)
     : workspace_(workspace),
       workspace_bytes_(workspace_bytes),
       tune_from_m_(tune_from_m),
-      single_cta_cluster_(single_cta_cluster) {
+      single_cta_cluster_(std::move(single_cta_cluster)) {
   LAYA_CUBLAS_CHECK(cublasLtCreate(&handle_));
 }
 
@@ -108,7 +108,7 @@ Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
   if (tunes(m) && found > 1) pick = fastest(p, results, found, a, stream);
   p.algo = results[pick].algo;
   bool single_cta_cluster = false;
-  if (single_cta_cluster_.contains(m)) {
+  if (single_cta_cluster_.contains(m, n, k)) {
     cublasLtMatmulAlgo_t algo = p.algo;
     const uint16_t one = CUBLASLT_CLUSTER_SHAPE_1x1x1;
     cublasLtMatmulHeuristicResult_t checked{};

@@ -10,11 +10,12 @@
 // candidates, timed on the shape's first eager call (never inside a capture: the engine runs a new
 // bucket eagerly once before capturing it when one of its GEMMs is tuned). Measured on the H200:
 // timing pays at 8192 rows and picks slower-in-context kernels at <= 1920 (docs/benchmarks/cuda.md).
-// For the row counts of SingleCtaClusterRows the pick runs with a 1x1x1 thread-block cluster where
-// cuBLASLt accepts that (AlgoCheck): at 48-64 rows the heuristic's nvjet kernels come with 4x1 / 4x2
-// clusters, and the same tiles without a cluster are 0.2-0.4 us faster in a graph (item 55); the
-// engine's buckets of 769-1,535 tokens gain from it too (item 123). The tile and K order stay the
-// pick's, so the outputs are bitwise the pick's (kernel test).
+// For the GEMMs of a SingleCtaClusterRule (cluster_rule.h) the pick runs with a 1x1x1 thread-block
+// cluster where cuBLASLt accepts that (AlgoCheck): at 48-64 rows the heuristic's nvjet kernels come
+// with 4x1 / 4x2 clusters, and the same tiles without a cluster are 0.2-0.4 us faster in a graph
+// (item 55); the engine's buckets of 769-1,535 tokens gain from it too (item 123), and two of the
+// encoder's four GEMM shapes at 129-768 (item 126). The tile and K order stay the pick's, so the
+// outputs are bitwise the pick's (kernel test).
 #pragma once
 
 #include <climits>
@@ -29,14 +30,10 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include "backends/cuda/cluster_rule.h"
+
 namespace laya::cuda {
 
-// The GEMM row counts M that run the pick with a 1x1x1 cluster: M <= up_to, or from <= M <= to.
-struct SingleCtaClusterRows {
-  int32_t up_to = 0;
-  int32_t from = 1, to = 0;  // a second range, empty unless given
-  bool contains(int32_t m) const { return m <= up_to || (m >= from && m <= to); }
-};
 
 template <class T>
 struct GemmArgs {
@@ -52,7 +49,7 @@ class Gemm {
  public:
   static constexpr int32_t kNeverTune = INT32_MAX;
   Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m = kNeverTune,
-       SingleCtaClusterRows single_cta_cluster = {});
+       SingleCtaClusterRule single_cta_cluster = {});
   ~Gemm();
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
@@ -117,7 +114,7 @@ class Gemm {
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;
   int32_t tune_from_m_ = kNeverTune;
-  SingleCtaClusterRows single_cta_cluster_;
+  SingleCtaClusterRule single_cta_cluster_;
   std::map<std::tuple<int32_t, int32_t, int32_t, int, int, int, int32_t>, Plan> plans_;  // (M, N, K, epilogue, types, splits)
 };
 

@@ -10,10 +10,6 @@ namespace {
 
 constexpr int kMaxPairs = kMaxHidden / 64;  // pairs per lane
 constexpr int kRowsPerBlock = 4;
-// Buckets of at least this many tokens run the add+LNs without partials (the encoder's, without a
-// LayerNorm bias, and the decision layers', with one) through the lean instances of add_ln_kernel.
-// Measured on the H200 (docs/benchmarks/cuda.md items 29 and 48).
-constexpr int32_t kLeanAddLnFromRows = 1536;
 
 // The lane's share of a LayerNorm's weight and optional bias, loaded when a kernel starts so the
 // loads overlap the row's loads and reductions instead of following them. The kernels load them
@@ -266,7 +262,7 @@ void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
                    (p.parts_bias == nullptr || p.add_parts != nullptr),
                ErrorKind::internal, "add_ln: bad parameters");
   if (p.tokens == 0) return;
-  const bool lean = p.tokens >= kLeanAddLnFromRows && p.weight != nullptr && p.add_parts == nullptr;
+  const bool lean = p.tokens >= p.lean_from_rows && p.weight != nullptr && p.add_parts == nullptr;
   auto* kernel = !lean                ? add_ln_kernel<T, kAnyForm>
                  : p.bias == nullptr ? add_ln_kernel<T, kWeightForm>
                                      : add_ln_kernel<T, kWeightBiasForm>;

@@ -36,6 +36,16 @@ void launch_embed_ln(const EmbedLnParams<T>& p, cudaStream_t stream);
 // of a GEMM (Gemm::run_partials, small_gemm's partials form) summed in order, plus the GEMM's bias if
 // any, and rounded once, as cuBLASLt's reduction kernel with a BIAS epilogue would.
 constexpr int32_t kMaxAddParts = 4;
+// Buckets of at least this many tokens run the add+LNs without partials (the encoder's, without a
+// LayerNorm bias, and the decision layers', with one) through the lean instances of the kernel
+// (norm.cu; the engine's bound, LAYA_CUDA_LEAN_ADD_LN_FROM: AddLnParams::lean_from_rows). The
+// general instance fits 2 blocks of 4 rows on an SM (1,056 rows a wave on 132 SMs), the lean ones
+// 5 or 4. Measured on the H200 (docs/benchmarks/cuda.md items 29, 48 and 125): from 1,536 tokens
+// 16x512 -0.37 ms, 3x512 -0.05; from 1,024 alone +0.034 at 1,024 tokens (one wave either way), but
+// with the engine's residual GEMMs from the same bound (the add+LN then reads only x) 2x512
+// -0.016, 9x128 (1,152) -0.10, 10x128 -0.11, 11x128 -0.07; from 513: 5x128-7x128 -0.03 more; from
+// 129: 1x160-1x512 -0.013..-0.023 more. (Below 129 tokens the add+LNs sum partials: general form.)
+constexpr int32_t kLeanAddLnFromRows = 129;
 template <class T>
 struct AddLnParams {
   float* x = nullptr;
@@ -49,6 +59,7 @@ struct AddLnParams {
   float* norm_out = nullptr;
   int32_t tokens = 0, d = 0;
   float eps = 1e-5f;
+  int32_t lean_from_rows = kLeanAddLnFromRows;
 };
 template <class T>
 void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream);

@@ -1,0 +1,44 @@
+// The GEMM single-CTA-cluster rule (cluster_rule.h): which (M, N, K) it covers, its spec's parser.
+#include <gtest/gtest.h>
+
+#include "backends/cuda/cluster_rule.h"
+
+namespace laya::cuda {
+namespace {
+
+TEST(CudaClusterRule, RangesCoverTheirRowsAndShapesOnly) {
+  const SingleCtaClusterRule none{}, rule{{{1, 64, {}}, {129, 768, {{5248, 1024}, {1024, 1024}}}, {769, 1535, {}}}};
+  for (int32_t m : {1, 64, 200, 769, 1535}) EXPECT_FALSE(none.contains(m, 1024, 1024)) << m;
+  for (int32_t m : {1, 64, 769, 1024, 1535})  // every shape
+    for (auto [n, k] : {std::pair{3072, 1024}, std::pair{1024, 2624}, std::pair{5248, 1024}})
+      EXPECT_TRUE(rule.contains(m, n, k)) << m << " " << n << "x" << k;
+  for (int32_t m : {129, 512, 768}) {  // the listed shapes only
+    EXPECT_TRUE(rule.contains(m, 5248, 1024)) << m;
+    EXPECT_TRUE(rule.contains(m, 1024, 1024)) << m;
+    EXPECT_FALSE(rule.contains(m, 3072, 1024)) << m;
+    EXPECT_FALSE(rule.contains(m, 1024, 2624)) << m;
+    EXPECT_FALSE(rule.contains(m, 1024, 5248)) << m;  // N and K swapped
+  }
+  for (int32_t m : {65, 128, 1536, 8192}) EXPECT_FALSE(rule.contains(m, 1024, 1024)) << m;
+}
+
+TEST(CudaClusterRule, ParsesItsSpecAndRejectsMalformedOnes) {
+  const std::string spec = "1-64;129-768:5248x1024+1024x1024;769-1535";
+  const auto rule = SingleCtaClusterRule::parse(spec);
+  ASSERT_TRUE(rule.has_value());
+  const SingleCtaClusterRule want{{{1, 64, {}}, {129, 768, {{5248, 1024}, {1024, 1024}}}, {769, 1535, {}}}};
+  EXPECT_EQ(*rule, want);
+  EXPECT_EQ(rule->to_string(), spec);
+  for (const char* empty : {"", "none"}) {
+    const auto r = SingleCtaClusterRule::parse(empty);
+    ASSERT_TRUE(r.has_value()) << empty;
+    EXPECT_TRUE(r->ranges.empty()) << empty;
+    EXPECT_EQ(r->to_string(), "none");
+  }
+  for (const char* bad : {"64", "0-64", "64-1", "1-64;", "1-64,2-3", "1-64:", "1-64:1024", "1-64:1024x",
+                          "1-64:1024x1024+", "1-64:0x1", "-1-64", "1-64 ", "a-b", "1-99999999999"})
+    EXPECT_FALSE(SingleCtaClusterRule::parse(bad).has_value()) << bad;
+}
+
+}  // namespace
+}  // namespace laya::cuda
