@@ -854,6 +854,32 @@ TEST(CudaEngine, DefaultOptionsCaptureAtTheSecondMiss) {
   EXPECT_EQ(e->stats().graph_replays, 1);
 }
 
+// The cluster rule's switch (LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER): a malformed spec stops start-up
+// with an error naming it; a valid one, and "none", start an engine whose answers stay close to the
+// default engine's (the forced picks keep the pick's tile and K order).
+TEST(CudaEngine, ClusterRuleSwitchIsValidatedAtStartUp) {
+  LAYA_REQUIRE_GPU();
+  const char* var = "LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER";
+  setenv(var, "1-64,769-1535", 1);  // ',' is not the range separator
+  try {
+    make_cuda_engine(tiny(), cuda_options());
+    ADD_FAILURE() << "a malformed spec started an engine";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(var), std::string::npos) << e.what();
+  }
+  unsetenv(var);
+  auto plain = make_cuda_engine(tiny(), cuda_options());
+  const auto b = batch_of(77, 3, 40, 200);
+  const auto ref = plain->forward(b);
+  for (const char* spec : {"none", "1-4096"}) {
+    SCOPED_TRACE(spec);
+    auto e = engine_with_env(var, spec);
+    const auto got = e->forward(b);
+    const auto d = test::compare(got.logits, ref.logits);
+    EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << "logits nRMS " << d.nrms;
+  }
+}
+
 TEST(CudaEngine, ValidationBeforeTheGpuIsTouched) {
   LAYA_REQUIRE_GPU();
   auto o = cuda_options();
