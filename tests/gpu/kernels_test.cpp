@@ -478,7 +478,9 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormGatherAndTypeMatchReference) {
     for (size_t i = 0; i < xr.size(); ++i) added[i] = xr[i] + ar[i];
     for (const bool with_add : {true, false}) {
       std::vector<std::vector<float>> outs;
-      for (const int32_t lean_from : rows < kLeanAddLnFromRows ? std::vector{kLeanAddLnFromRows, 1} : std::vector{kLeanAddLnFromRows}) {
+      const auto lean_bounds =
+          rows < kLeanAddLnFromRows ? std::vector{kLeanAddLnFromRows, 1} : std::vector{kLeanAddLnFromRows};
+      for (const int32_t lean_from : lean_bounds) {
         SCOPED_TRACE(testing::Message() << rows << " rows, " << (with_add ? "add" : "x alone") << ", lean from "
                                         << lean_from);
         Dev<float> dx2(xr);
@@ -499,7 +501,9 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormGatherAndTypeMatchReference) {
         outs.push_back(from16(dy3.down()));
         expect_close(outs.back(), r, "add_ln without bias");
       }
-      if (outs.size() == 2) EXPECT_EQ(outs[0], outs[1]) << "general and lean instances differ";
+      if (outs.size() == 2) {
+        EXPECT_EQ(outs[0], outs[1]) << "general and lean instances differ";
+      }
     }
   }
 
@@ -600,8 +604,8 @@ TYPED_TEST(CudaKernelsTyped, GemmWithSingleCtaClusterMatchesReferenceAndHeuristi
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(29);
   Dev<uint8_t> ws(kGemmWorkspace);
-  Gemm heuristic(ws.get(), kGemmWorkspace), single(ws.get(), kGemmWorkspace, Gemm::kNeverTune,
-                                                                   {{{1, 64, {}}, {1024, 1024, {}}}});
+  const SingleCtaClusterRule rule{{{1, 64, {}}, {1024, 1024, {}}}};
+  Gemm heuristic(ws.get(), kGemmWorkspace), single(ws.get(), kGemmWorkspace, Gemm::kNeverTune, rule);
   struct Case {
     int32_t m, n, k, splits;
   };
@@ -1261,8 +1265,6 @@ TEST(CudaKernels, ProgrammaticEdgesFollowOwnKernelsOnly) {
   cudaStreamDestroy(s);
 }
 
-// Which GEMM row counts run the pick with a 1x1x1 cluster (no GPU needed): the first range up to
-// up_to, the second from..to (empty by default), nothing else.
 TEST(CudaKernels, LaunchersRejectBadShapes) {
   AttentionParams<__nv_bfloat16> p;  // null pointers
   EXPECT_THROW(launch_attention(p, nullptr), Error);

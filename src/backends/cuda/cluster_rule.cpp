@@ -57,7 +57,8 @@ std::string SingleCtaClusterRule::to_string() const {
   std::string s;
   for (const auto& r : ranges) {
     s += fmt::format("{}{}-{}", s.empty() ? "" : ";", r.from, r.to);
-    for (size_t i = 0; i < r.nk.size(); ++i) s += fmt::format("{}{}x{}", i == 0 ? ":" : "+", r.nk[i].first, r.nk[i].second);
+    for (size_t i = 0; i < r.nk.size(); ++i)
+      s += fmt::format("{}{}x{}", i == 0 ? ":" : "+", r.nk[i].first, r.nk[i].second);
   }
   return s;
 }

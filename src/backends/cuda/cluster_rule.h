@@ -26,7 +26,8 @@ struct SingleCtaClusterRule {
   bool contains(int32_t m, int32_t n, int32_t k) const;
   bool operator==(const SingleCtaClusterRule&) const = default;
   // "FROM-TO[:NxK+NxK...];..." (e.g. "1-64;129-768:5248x1024+1024x1024;769-1535"; no commas, so
-  // the spec passes through the GPU scripts' VAR=VALUE,VAR=VALUE lists); "none" or "" is the empty rule. Nothing on a malformed spec (from < 1, to < from, a bad number or separator).
+  // the spec passes through the GPU scripts' VAR=VALUE,VAR=VALUE lists); "none" or "" is the empty
+  // rule. Nothing on a malformed spec (from < 1, to < from, a bad number or separator).
   static std::optional<SingleCtaClusterRule> parse(std::string_view spec);
   std::string to_string() const;  // the spec parse reads; "none" for the empty rule
 };

@@ -218,7 +218,9 @@ SingleCtaClusterRule single_cta_cluster_rule(const Dims& dims) {
   }
   const SingleCtaClusterRange mlp_in_and_attn_out{
       kSingleCtaClusterShapesFromRows, kSingleCtaClusterFromRows - 1, {{2 * dims.inter, dims.d}, {dims.d, dims.d}}};
-  return {{{1, kSingleCtaClusterMaxRows, {}}, mlp_in_and_attn_out, {kSingleCtaClusterFromRows, kSingleCtaClusterToRows, {}}}};
+  return {{{1, kSingleCtaClusterMaxRows, {}},
+           mlp_in_and_attn_out,
+           {kSingleCtaClusterFromRows, kSingleCtaClusterToRows, {}}}};
 }
 
 class DumpCtx {
@@ -562,7 +564,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
           : std::string("off"),
       geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"), lean_add_ln_from_,
-      cluster_rule_.to_string(), attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
+      cluster_rule_.to_string(),
+      attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
       prune_head_from_ == 1  ? std::string("in every bucket where they fit")
       : prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_)
                              : std::string("never"),

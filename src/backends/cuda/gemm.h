@@ -34,7 +34,6 @@
 
 namespace laya::cuda {
 
-
 template <class T>
 struct GemmArgs {
   const T* in = nullptr;    // [M, K] row-major
