@@ -593,13 +593,12 @@ TYPED_TEST(CudaKernelsTyped, GemmMatchesReferenceWithBiasAndRelu) {
 }
 
 // GEMMs with the heuristic's pick forced to a 1x1x1 cluster (Gemm's SingleCtaClusterRule: here up
-// to 64 rows and at 1,024; the engine's rule: up to 64, at 769-1,535 and for two shapes at
-// 129-768, cluster_rule.h): against the fp32
-// reference and against the pick as the heuristic returns it, for the engine's encoder shapes at
-// 48, 64 and 1,024 rows (the MLP output GEMM in its partials form too), the decision layers' FFN
-// GEMMs (K = 4096: split K with a reduction kernel), a head-sized one and shapes outside the
-// ranges. Reports whether the two are bitwise equal (same tile, another cluster: expected, not
-// required).
+// to 64 rows and at 1,024; the engine's rule: up to 64, at 769-1,535 and for two shapes at 129-768,
+// cluster_rule.h): against the fp32 reference and against the pick as the heuristic returns it, for
+// the engine's encoder shapes at 48, 64 and 1,024 rows (the MLP output GEMM in its partials form
+// too), the decision layers' FFN GEMMs (K = 4096: split K with a reduction kernel), a head-sized one
+// and shapes outside the ranges. Reports whether the two are bitwise equal (same tile, another
+// cluster: expected, not required).
 TYPED_TEST(CudaKernelsTyped, GemmWithSingleCtaClusterMatchesReferenceAndHeuristicPick) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(29);
