@@ -60,6 +60,6 @@ for s in shapes:
         m = sum(v) / len(v)
         cells.append("%20.3f" % m if i == impls[0] else "%11.3f (%+.3f)" % (m, m - b))
     print("%-8s" % s + "".join(cells))
-    print("%-8s" % "" + "".join("%20s" % ",".join("%.3f" % x for x in by.get((i, s), [])) for i in impls))
+    print("%-8s" % "" + " | ".join(",".join("%.3f" % x for x in by.get((i, s), [])) for i in impls))
 PY
 log "env variants end"
