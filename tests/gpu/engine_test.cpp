@@ -492,6 +492,36 @@ TEST(CudaEngine, MmaSyncAndWgmmaAttentionPathsMatchCpu) {
   EXPECT_TRUE(st.all_ok);
 }
 
+// The small buckets' MLP output GEMM in 1-4 partials (LAYA_CUDA_SMALL_MLP_OUT_SPLITS; the default
+// three): each close to the CPU engine and to the others, graph and eager bitwise identical.
+TEST(CudaEngine, SmallMlpOutputPartialsMatchCpu) {
+  LAYA_REQUIRE_GPU();
+  if (!small_gemm_supported(1, 32, 64, SmallGemmForm::plain)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
+  const char* var = "LAYA_CUDA_SMALL_MLP_OUT_SPLITS";
+  engine::BackendOptions co;
+  co.backend = "cpu";
+  auto cpu = cpu::make_cpu_backend(tiny(), co);
+  auto reference = engine_with_env(var, "1");
+  ParityStats st;
+  for (const char* splits : {"2", "3", "4"}) {
+    auto e = engine_with_env(var, splits), eager = engine_with_env(var, splits, "eager");
+    uint32_t seed = 340;
+    for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{{1, 1, 1}, {1, 48, 48}, {2, 20, 32},
+                                                                                   {1, 64, 64}, {3, 30, 40}}) {
+      const auto b = batch_of(seed++, rows, lo, hi);
+      ASSERT_LE(b.tokens(), 128) << "the small buckets";
+      const auto what = fmt::format("{} parts, {} tokens", splits, b.tokens());
+      compare_request(*e, *cpu, b, st, what);
+      const auto got = e->forward(b);
+      const auto d = test::compare(got.logits, reference->forward(b).logits);
+      EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": against one part, logits nRMS " << d.nrms;
+      expect_same(got, eager->forward(b), what + ", graph vs eager");
+    }
+  }
+  std::printf("small MLP output partials parity (tiny):\n%s", report(st).c_str());
+  EXPECT_TRUE(st.all_ok);
+}
+
 // The output GEMMs adding into the residual stream themselves (Gemm::run_residual; here for every
 // bucket): close to the CPU engine (fp16: the bounds) and to the default engine; graph,
 // eager and the dump path bitwise identical; with every GEMM timed on first use too, the timed

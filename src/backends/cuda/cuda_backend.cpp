@@ -40,8 +40,10 @@ constexpr size_t kGemmWorkspace = size_t{32} << 20;
 // faster rotating K in the attention loads (docs/benchmarks/cuda.md, session 5).
 constexpr int32_t kRotateKOnceTokens = 512;
 // GEMMs over at least this many rows pick their cuBLASLt algorithm by timing (see gemm.h);
-// LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never).
-constexpr int32_t kTuneFromRows = 4096;
+// LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never). Measured on the H200 against 4,096
+// (docs/benchmarks/cuda.md item 131, six rounds): from 2,048 rows 5x512 (2,560 tokens) -0.032 ms,
+// 6x512 -0.028, 7x512 -0.032, 64x48 -0.011, but 4x512 (2,048) +0.017 — hence 2,560.
+constexpr int32_t kTuneFromRows = 2560;
 // The cuBLASLt GEMMs that run the heuristic's pick with a 1x1x1 thread-block cluster (gemm.h,
 // cluster_rule.h): every GEMM of at most kSingleCtaClusterMaxRows rows and of
 // kSingleCtaClusterFromRows to kSingleCtaClusterToRows rows, and from kSingleCtaClusterShapesFromRows
@@ -93,6 +95,11 @@ constexpr int32_t kMaxRowsLimit = 1024;
 // LAYA_CUDA_PARTIALS_MAX_M overrides it (0: never).
 constexpr int32_t kPartialsMaxRows = 128;
 constexpr int32_t kMlpOutSplits = 2;
+// On the small GEMM (buckets of at most 128 tokens) the MLP output GEMM runs as three partials: 48
+// CTAs of 13-14 k-tiles instead of 32 of 20-21. Measured on the H200 (docs/benchmarks/cuda.md item
+// 132, four rounds): 1x16 -0.012 ms, 1x48 -0.010, 1x64 -0.010, 1x128 -0.008, 2x32 -0.007, 4x64
+// -0.003 (item 89: four partials +0.016 at 1x48). LAYA_CUDA_SMALL_MLP_OUT_SPLITS overrides it (1-4).
+constexpr int32_t kSmallMlpOutSplits = 3;
 // Buckets on the small GEMM run the attention output GEMM as kAttnOutSplits fp32 partials too,
 // summed by the add+LN after it: twice the CTAs (the wide layout has only 16 for N = 1,024), half
 // the k-tiles each. Measured on the H200 (docs/benchmarks/cuda.md item 74): 1x48 -0.028 ms, 1x16
@@ -351,6 +358,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K (PDL scopes, small_tail_)
   int32_t attn_out_splits_ = kAttnOutSplits;  // the attention output GEMM's on the small GEMM (0: none)
+  int32_t small_mlp_out_splits_ = kSmallMlpOutSplits;  // the MLP output GEMM's there
   bool decision_parts_ = kDecisionParts;      // the decision layers' output GEMMs as partials there
   int32_t small_gemm_wide_max_m_ = 0;  // in its wide layout up to this many rows, where the shape allows
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
@@ -450,6 +458,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   const int64_t up_cols = std::max<int64_t>(2 * dims_.inter, dims_.ffn);
   attn_out_splits_ = std::clamp(env_int("LAYA_CUDA_ATTN_OUT_SPLITS", kAttnOutSplits), 0, int32_t{kMaxAddParts});
   decision_parts_ = env_int("LAYA_CUDA_DECISION_PARTS", kDecisionParts ? 1 : 0) != 0;
+  small_mlp_out_splits_ =
+      std::clamp(env_int("LAYA_CUDA_SMALL_MLP_OUT_SPLITS", kSmallMlpOutSplits), 1, int32_t{kMaxAddParts});
   // The partials need K = intermediate to split in multiples of 8 (true for every shipped size).
   partials_max_rows_ = dims_.inter % (kMlpOutSplits * 8) == 0
                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_PARTIALS_MAX_M", kPartialsMaxRows), 0, 1024)
@@ -548,11 +558,12 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows (attention-out {} parts on the small GEMM, decision output GEMMs {}), small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
+      "MLP-out partials up to {} rows (on the small GEMM {} parts, attention-out {}, decision output GEMMs {}), small "
+      "GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
       "output GEMMs {}, lean add+LNs from {} tokens, cuBLASLt GEMMs without clusters {}, attention on wgmma {}, "
       "last decision layer on the head's rows {}, inputs and outputs {}, programmatic launches {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
-      limits_.max_markers, options.execution, partials_max_rows_, attn_out_splits_,
+      limits_.max_markers, options.execution, partials_max_rows_, small_mlp_out_splits_, attn_out_splits_,
       decision_parts_ ? "as partials" : "whole",
       small_gemm_max_m_ > 0
           ? fmt::format("up to {} tokens, with PDL{}, wide layout up to {} tokens{}", small_gemm_max_m_,
@@ -855,12 +866,12 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     if (residual) {
       gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
     } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
-               small_takes(T, d, dims_.inter, SmallGemmForm::partials, kMlpOutSplits)) {
+               small_takes(T, d, dims_.inter, SmallGemmForm::partials, small_mlp_out_splits_)) {
       small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, SmallGemmForm::partials,
-                                     kMlpOutSplits},
+                                     small_mlp_out_splits_},
                  s);
       a2.add_parts = ws_.parts;
-      a2.parts = kMlpOutSplits;
+      a2.parts = small_mlp_out_splits_;
     } else if (T <= partials_max_rows_) {
       gemm_->run_partials(g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, kMlpOutSplits, s);
       a2.add_parts = ws_.parts;

@@ -9,7 +9,8 @@
 // choice is the heuristic's first candidate, or for M >= tune_from_m the fastest of its first 8
 // candidates, timed on the shape's first eager call (never inside a capture: the engine runs a new
 // bucket eagerly once before capturing it when one of its GEMMs is tuned). Measured on the H200:
-// timing pays at 8192 rows and picks slower-in-context kernels at <= 1920 (docs/benchmarks/cuda.md).
+// timing pays at 2,560-8,192 rows and picks slower-in-context kernels at <= 2,048
+// (docs/benchmarks/cuda.md: session 3, item 131).
 // For the GEMMs of a SingleCtaClusterRule (cluster_rule.h) the pick runs with a 1x1x1 thread-block
 // cluster where cuBLASLt accepts that (AlgoCheck): at 48-64 rows the heuristic's nvjet kernels come
 // with 4x1 / 4x2 clusters, and the same tiles without a cluster are 0.2-0.4 us faster in a graph
