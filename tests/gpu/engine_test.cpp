@@ -462,6 +462,26 @@ TEST(CudaEngine, GeluTableLeavesTheAnswersBitwiseUnchanged) {
   }
 }
 
+// RoPE in the small GEMM's QKV epilogue (the default where that GEMM runs the wide layout: up to 48
+// and 65-128 tokens) and in attention's loads (LAYA_CUDA_ROPE_IN_GEMM=0; also the narrow layout's
+// 49-64): the same bits end to end, graph and eager.
+TEST(CudaEngine, RopeInTheQkvGemmLeavesTheAnswersBitwiseUnchanged) {
+  LAYA_REQUIRE_GPU();
+  if (!small_gemm_supported(1, 64, 64, SmallGemmForm::rope, 1, true)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
+  const char* var = "LAYA_CUDA_ROPE_IN_GEMM";
+  auto fused = engine_with_env(var, "1"), fused_eager = engine_with_env(var, "1", "eager");
+  auto in_attention = engine_with_env(var, "0");
+  uint32_t seed = 320;
+  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{{1, 1, 1}, {1, 30, 48}, {2, 20, 30},
+                                                                                 {1, 60, 64}, {3, 30, 40}, {2, 50, 64}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    ASSERT_LE(b.tokens(), 128) << "the small buckets";
+    const auto on = fused->forward(b);
+    expect_same(on, in_attention->forward(b), fmt::format("in the GEMM vs in attention, {} tokens", b.tokens()));
+    expect_same(on, fused_eager->forward(b), "in the GEMM, graph vs eager");
+  }
+}
+
 // Attention's products on mma.sync instead of wgmma (the path of GPUs before Hopper; on sm_90a the
 // engine takes wgmma for every bucket by default): both close to the CPU engine and to each other,
 // graph and eager bitwise identical in each.

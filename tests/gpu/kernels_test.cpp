@@ -960,6 +960,70 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
 
 }
 
+// The rope form (the encoder's QKV GEMM with RoPE in its epilogue) gives bitwise what the plain
+// form followed by launch_rope gives — q and k rotated, v untouched — for rows of several lengths,
+// positions past the table (clamped) and every token count of the wide layout's instances; rows past
+// m stay untouched; the narrow layout, a bias, and missing tables are refused.
+TYPED_TEST(CudaKernelsTyped, SmallGemmRopeFormEqualsPlainThenRope) {
+  LAYA_REQUIRE_GPU();
+  if (!small_gemm_supported(1, 64, 64, SmallGemmForm::rope, 1, true)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
+  std::mt19937 rng(37);
+  const int32_t heads = 4, d = heads * 64, n = 3 * d, table_len = 40;
+  const auto table = cpu::make_rope_table(160000.0, table_len, 64);
+  std::vector<float> hc(static_cast<size_t>(table_len) * 32), hs(hc.size());
+  for (int32_t p = 0; p < table_len; ++p)
+    for (int j = 0; j < 32; ++j) {
+      hc[static_cast<size_t>(p * 32 + j)] = table.cos[static_cast<size_t>(p * 64 + j)];
+      hs[static_cast<size_t>(p * 32 + j)] = table.sin[static_cast<size_t>(p * 64 + j)];
+    }
+  Dev<float> dc(hc), ds(hs);
+  for (const int32_t m : {1, 16, 33, 48, 64, 100, 128}) {
+    for (const int32_t k : {256, 1024}) {
+      SCOPED_TRACE(testing::Message() << "M=" << m << " K=" << k);
+      std::vector<int32_t> pos;  // rows of 7, 60 (past the table) and the rest
+      for (const int32_t len : {7, 60, 128})
+        for (int32_t i = 0; i < len && static_cast<int32_t>(pos.size()) < m; ++i) pos.push_back(i);
+      Dev<int32_t> dpos(pos);
+      const auto a = to16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
+      const auto w = to16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.05f));
+      Dev<TypeParam> da(a), dw(w), plain(static_cast<size_t>(m + 1) * n), fused(static_cast<size_t>(m + 1) * n);
+      plain.poison();
+      fused.poison();
+      SmallGemmArgs<TypeParam> args{da.get(), dw.get(), plain.get(), m, n, k};
+      args.wide = true;
+      launch_small_gemm(args, nullptr);
+      launch_rope(RopeParams<TypeParam>{plain.get(), dpos.get(), dc.get(), ds.get(), m, heads, table_len}, nullptr);
+      args.out = fused.get();
+      args.form = SmallGemmForm::rope;
+      args.rope_pos = dpos.get();
+      args.rope_cos = dc.get();
+      args.rope_sin = ds.get();
+      args.rope_len = table_len;
+      args.rope_cols = 2 * d;
+      launch_small_gemm(args, nullptr);
+      const auto want = from16(plain.down()), got = from16(fused.down());
+      size_t differ = 0;
+      for (size_t i = 0; i < static_cast<size_t>(m) * n; ++i) differ += std::memcmp(&want[i], &got[i], sizeof(float)) != 0;
+      EXPECT_EQ(differ, 0u) << "outputs differing from the plain form + launch_rope";
+      for (size_t i = static_cast<size_t>(m) * n; i < got.size(); ++i) EXPECT_TRUE(std::isnan(got[i])) << "a row past M";
+    }
+  }
+  EXPECT_FALSE(small_gemm_supported(8, 64, 64, SmallGemmForm::rope)) << "the narrow layout";
+  Dev<TypeParam> x(64 * 128);
+  Dev<int32_t> p0(std::vector<int32_t>(8, 0));
+  SmallGemmArgs<TypeParam> bad{x.get(), x.get(), x.get(), 8, 64, 64, SmallGemmForm::rope};
+  bad.wide = true;
+  EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "no tables";
+  bad.rope_pos = p0.get();
+  bad.rope_cos = bad.rope_sin = dc.get();
+  bad.rope_len = table_len;
+  bad.rope_cols = 32;
+  EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "part of a head";
+  bad.rope_cols = 64;
+  bad.bias = x.get();
+  EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "a bias";
+}
+
 TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(29);

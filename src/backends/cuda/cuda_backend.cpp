@@ -106,6 +106,13 @@ constexpr int32_t kSmallMlpOutSplits = 3;
 // -0.016, 64 tokens -0.015..-0.021; 4 partials were slower than none, and 4 for the MLP output
 // GEMM slower at <= 48 tokens. LAYA_CUDA_ATTN_OUT_SPLITS overrides it (0 or 1: none; at most 4).
 constexpr int32_t kAttnOutSplits = 2;
+// Buckets whose QKV GEMM runs the small GEMM's wide layout (up to 48 and 65-128 tokens) rotate q
+// and k (RoPE) in that GEMM's epilogue (small_gemm.cuh, the rope form) instead of in attention's
+// loads, which then stream q and K without the tables. Measured on the H200 (docs/benchmarks/
+// cuda.md item 134, six rounds): 1x16 -0.019 ms, 1x48 -0.020, 1x128 -0.010, 2x32 -0.005, 1x100
+// -0.003 (an exchange of the halves through shared memory instead had cost more than it saved,
+// item 133). LAYA_CUDA_ROPE_IN_GEMM=0 rotates in attention as before.
+constexpr bool kRopeInQkvGemm = true;
 // In those buckets the decision layers' out-projection (K = d) and second FFN GEMM (K = 4 d, on
 // cuBLASLt's split-K otherwise: the small GEMM's plain form was slower there, item 60) run as
 // fp32 partials on the small GEMM too, their bias added by the add+LN with the partials' sum.
@@ -359,6 +366,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K (PDL scopes, small_tail_)
   int32_t attn_out_splits_ = kAttnOutSplits;  // the attention output GEMM's on the small GEMM (0: none)
   int32_t small_mlp_out_splits_ = kSmallMlpOutSplits;  // the MLP output GEMM's there
+  bool rope_in_gemm_ = kRopeInQkvGemm;  // q and k rotated in the small QKV GEMM's epilogue (wide layout)
   bool decision_parts_ = kDecisionParts;      // the decision layers' output GEMMs as partials there
   int32_t small_gemm_wide_max_m_ = 0;  // in its wide layout up to this many rows, where the shape allows
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
@@ -460,6 +468,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   decision_parts_ = env_int("LAYA_CUDA_DECISION_PARTS", kDecisionParts ? 1 : 0) != 0;
   small_mlp_out_splits_ =
       std::clamp(env_int("LAYA_CUDA_SMALL_MLP_OUT_SPLITS", kSmallMlpOutSplits), 1, int32_t{kMaxAddParts});
+  // The rope form rotates one 64-dim head per CTA: the attention kernel's head size.
+  rope_in_gemm_ = dims_.d == dims_.heads * 64 && env_int("LAYA_CUDA_ROPE_IN_GEMM", kRopeInQkvGemm ? 1 : 0) != 0;
   // The partials need K = intermediate to split in multiples of 8 (true for every shipped size).
   partials_max_rows_ = dims_.inter % (kMlpOutSplits * 8) == 0
                            ? std::clamp<int32_t>(env_int("LAYA_CUDA_PARTIALS_MAX_M", kPartialsMaxRows), 0, 1024)
@@ -558,13 +568,13 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   graph_cost_ = (int64_t{64} << 10) + nodes * (int64_t{2} << 10);
   spdlog::info(
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
-      "MLP-out partials up to {} rows (on the small GEMM {} parts, attention-out {}, decision output GEMMs {}), small "
-      "GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
+      "MLP-out partials up to {} rows (on the small GEMM {} parts, attention-out {}, decision output GEMMs {}), RoPE "
+      "in the small GEMM's QKV epilogue {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
       "output GEMMs {}, lean add+LNs from {} tokens, cuBLASLt GEMMs without clusters {}, attention on wgmma {}, "
       "last decision layer on the head's rows {}, inputs and outputs {}, programmatic launches {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_, small_mlp_out_splits_, attn_out_splits_,
-      decision_parts_ ? "as partials" : "whole",
+      decision_parts_ ? "as partials" : "whole", rope_in_gemm_ ? "on" : "off",
       small_gemm_max_m_ > 0
           ? fmt::format("up to {} tokens, with PDL{}, wide layout up to {} tokens{}", small_gemm_max_m_,
                         small_gemm_bias_max_k_ > 0 ? fmt::format(", bias GEMMs of K <= {} too", small_gemm_bias_max_k_)
@@ -803,20 +813,39 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   // docs/benchmarks/cuda.md item 110, and unhidden the prefetches cost, item 106).
   ap.prefetch_rope = pdl_enabled() && T <= small_gemm_max_m_;
 
+  // (Not in the narrow layout's buckets: the rope form is wide only, and the wide layout is slower
+  // there, item 71.)
+  const bool rope_in_qkv = rope_in_gemm_ && T <= small_gemm_max_m_ &&
+                           small_gemm_wide(T, 3 * d, d, SmallGemmForm::plain) &&
+                           small_takes(T, 3 * d, d, SmallGemmForm::rope);
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
-    linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
-    // RoPE: q is rotated inside the attention kernel's loads. k too for small buckets (each K tile
-    // is read by one query tile there: fusing saves a launch); from kRotateKOnceTokens tokens a K
-    // tile may be read by several query tiles, so k is rotated once, in place, by one vectorised
-    // pass. Both give bitwise the same result (same fp32 arithmetic), and the choice depends on
-    // the bucket only, so every execution mode takes the same path.
-    ap.rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
-    ap.rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
+    // RoPE: where the QKV GEMM runs the small GEMM's wide layout, it rotates q and k in its
+    // epilogue (the rope form, kRopeInQkvGemm). Elsewhere q is rotated inside the attention
+    // kernel's loads, k too up to kRotateKOnceTokens tokens (each K tile is read by few query tiles
+    // there: fusing saves a launch); above, a K tile may be read by many query tiles, so k is
+    // rotated once, in place, by one vectorised pass. All give bitwise the same result (same fp32
+    // arithmetic), and the choice depends on the bucket only, so every execution mode takes the
+    // same path.
+    const float* rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
+    const float* rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
+    if (rope_in_qkv) {
+      SmallGemmArgs<Elem> qa{y_, as<Elem>(lw.wqkv), qkv_, T, 3 * d, d, SmallGemmForm::rope};
+      qa.rope_pos = pos;
+      qa.rope_cos = rope_cos;
+      qa.rope_sin = rope_sin;
+      qa.rope_len = w_.rope_len;
+      qa.rope_cols = 2 * d;
+      small_gemm(qa, s);
+    } else {
+      linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
+    }
+    ap.rope_cos = rope_in_qkv ? nullptr : rope_cos;
+    ap.rope_sin = rope_in_qkv ? nullptr : rope_sin;
     ap.rope_len = w_.rope_len;
     ap.window = lw.global ? -1 : dims_.local_half;
-    ap.k_rotated = T > rotate_k_once_above_;
+    ap.k_rotated = !rope_in_qkv && T > rotate_k_once_above_;
     if (ap.k_rotated) {
       RopeParams<Elem> rp;
       rp.qkv = qkv_;

@@ -42,6 +42,14 @@ struct Layout {
   }
 };
 
+// The rope form's inputs (SmallGemmArgs::rope_*); unused by the other forms.
+struct RopeTables {
+  const int32_t* pos;
+  const float* cos;
+  const float* sin;
+  int len, cols;
+};
+
 #ifdef LAYA_HAS_WGMMA
 using dev::mbar_arrive;
 using dev::mbar_expect_tx;
@@ -153,7 +161,9 @@ __device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, 
   constexpr int kHalves = kForm == SmallGemmForm::geglu ? 1 : 2;  // geglu: h 1 is the mul half
 #pragma unroll
   for (int h = 0; h < kHalves; ++h) {
-    const int f = kForm == SmallGemmForm::geglu ? col0 + warp * 8 + (lane >> 2) : col0 + warp * 16 + (lane >> 2) + 8 * h;
+    const int f = kForm == SmallGemmForm::geglu  ? col0 + warp * 8 + (lane >> 2)
+                  : kForm == SmallGemmForm::rope ? col0 + warp * 8 + (lane >> 2) + 32 * h  // load_rope_regs
+                                                 : col0 + warp * 16 + (lane >> 2) + 8 * h;
     const float b = bias[h];
 #pragma unroll
     for (int c = 0; c < kN / 8; ++c) {
@@ -178,6 +188,43 @@ __device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, 
     }
   }
 }
+
+// The rope form: its W map (tma_tensor_map_row_pairs, pairs 32 rows apart) loads a head's 64 rows
+// so that accumulator rows 16 w + l and 16 w + l + 8 are dims j = 8 w + l and j + 32 — the two
+// halves RoPE rotates together — in the same thread. Before the consumers' PDL wait each thread
+// reads its tokens' positions and the table entries of its frequency j (all in flight at once).
+template <int kN>
+__device__ __forceinline__ void load_rope_regs(float (&cs)[kN / 4], float (&sn)[kN / 4], const RopeTables& r, int m) {
+  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+  const int j = 8 * warp + (lane >> 2), t0 = 2 * (lane & 3);
+  int pos[kN / 4];
+#pragma unroll
+  for (int i = 0; i < kN / 4; ++i) {  // token 8 (i / 2) + t0 + i % 2
+    const int t = 8 * (i >> 1) + t0 + (i & 1);
+    const int p = t < m ? __ldcg(r.pos + t) : 0;
+    pos[i] = p < 0 ? 0 : (p >= r.len ? r.len - 1 : p);
+  }
+#pragma unroll
+  for (int i = 0; i < kN / 4; ++i) {
+    cs[i] = r.cos[pos[i] * 32 + j];
+    sn[i] = r.sin[pos[i] * 32 + j];
+  }
+}
+
+// After the last MMA: x1 = T(dim j), x2 = T(dim j + 32) as the plain form rounds them, rotated with
+// rope_kernel's arithmetic term for term; store_wide's plain path rounds the results.
+template <class T, int kN>
+__device__ __forceinline__ void rotate_pairs(float (&d)[kN / 2], const float (&cs)[kN / 4], const float (&sn)[kN / 4]) {
+#pragma unroll
+  for (int c = 0; c < kN / 8; ++c)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int i = 2 * c + e;
+      const float x1 = dev::round16<T>(d[4 * c + e]), x2 = dev::round16<T>(d[4 * c + 2 + e]);
+      d[4 * c + e] = __fadd_rn(__fmul_rn(x1, cs[i]), __fmul_rn(-x2, sn[i]));
+      d[4 * c + 2 + e] = __fadd_rn(__fmul_rn(x2, cs[i]), __fmul_rn(x1, sn[i]));
+    }
+}
 #endif
 
 // blockIdx.x: the CTA's W rows (Layout::kWRows); blockIdx.y: its K range (partials).
@@ -185,7 +232,8 @@ __device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, 
 template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* out,
-                      const T* bias, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline) {
+                      const T* bias, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline,
+                      RopeTables rope) {
 #ifdef LAYA_HAS_WGMMA
   using L = Layout<kWide, kN>;
   constexpr int kWOffset = kWide ? 0 : L::kARowsBytes, kXOffset = kWide ? L::kARowsBytes : 0;  // in a stage
@@ -221,8 +269,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       auto load_w = [&](int i, int s) {
         unsigned char* dst = smem + s * L::kStageBytes + kWOffset;
         const int kc = (kt0 + i) * kBK;
-        if constexpr (kForm == SmallGemmForm::geglu && kWide) {
-          dev::tma_load_4d(dst, &w_map, &full[s], kc, col0 / 8);
+        if constexpr ((kForm == SmallGemmForm::geglu && kWide) || kForm == SmallGemmForm::rope) {
+          dev::tma_load_4d(dst, &w_map, &full[s], kc, col0 / 8);  // paired rows (act/mul; RoPE halves)
         } else if constexpr (kForm == SmallGemmForm::geglu) {  // 16 act rows, then their 16 mul rows
           tma_load(dst, &w_map, &full[s], kc, col0);
           tma_load(dst + (L::kWRows / 2) * kBK * 2, &w_map, &full[s], kc, n + col0);
@@ -254,6 +302,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   float b[8];
   load_bias<T, kForm, kWide>(b, bias, col0);
+  [[maybe_unused]] float cs[kN / 4], sn[kN / 4];
+  if constexpr (kForm == SmallGemmForm::rope)
+    if (col0 < rope.cols) load_rope_regs<kN>(cs, sn, rope, m);  // constants: before the wait
   // The consumers write `out`, which the previous kernel may still read.
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
   if constexpr (kTimeline)
@@ -282,6 +333,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int j = 0; j < kRegs; ++j) dev::fence_reg(d[j]);
   if constexpr (kTimeline)
     if (threadIdx.x == 0) stamp(rec, SmallGemmEvent::last_mma);
+  if constexpr (kForm == SmallGemmForm::rope)
+    if (col0 < rope.cols) rotate_pairs<T, kN>(d, cs, sn);
   if constexpr (kWide)
     store_wide<T, kForm, kN>(d, out, b, bias != nullptr, relu, m, n, col0, split);
   else
@@ -302,12 +355,15 @@ void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   (void)configured;
   const bool geglu = kForm == SmallGemmForm::geglu;
   const CUtensorMap x_map = tma_tensor_map(a.in, a.m, a.k, L::kXRows);
-  const CUtensorMap w_map = geglu && kWide ? tma_tensor_map_act_mul(a.w, a.n, a.k)
-                                           : tma_tensor_map(a.w, geglu ? 2 * a.n : a.n, a.k,
-                                                            static_cast<uint32_t>(geglu ? L::kWRows / 2 : L::kWRows));
+  const CUtensorMap w_map =
+      kForm == SmallGemmForm::rope ? tma_tensor_map_row_pairs(a.w, a.n / 8, a.k, 32)  // a head's dims j, j + 32
+      : geglu && kWide             ? tma_tensor_map_act_mul(a.w, a.n, a.k)
+                                   : tma_tensor_map(a.w, geglu ? 2 * a.n : a.n, a.k,
+                                                    static_cast<uint32_t>(geglu ? L::kWRows / 2 : L::kWRows));
   const dim3 grid(static_cast<unsigned>(a.n / L::template outputs<kForm>()), static_cast<unsigned>(a.splits));
-  launch_kernel_smem(kernel, grid, dim3(kThreads), L::kSmemBytes, stream, true, x_map, w_map, a.out, a.bias,
-                     static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits, a.timeline);
+  const RopeTables rope{a.rope_pos, a.rope_cos, a.rope_sin, a.rope_len, a.rope_cols};
+  launch_kernel_smem(kernel, grid, dim3(kThreads), L::kSmemBytes, stream, true, x_map, w_map, a.out,
+                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits, a.timeline, rope);
 }
 
 template <class T, SmallGemmForm kForm, bool kWide, int kN>
@@ -320,9 +376,9 @@ void launch_timeline_or_not(const SmallGemmArgs<T>& a, cudaStream_t stream) {
 
 template <class T, SmallGemmForm kForm>
 void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  if (!a.wide)
-    launch_timeline_or_not<T, kForm, false, 32>(a, stream);
-  else if (a.m <= 16)
+  if (!a.wide) {
+    if constexpr (kForm != SmallGemmForm::rope) launch_timeline_or_not<T, kForm, false, 32>(a, stream);
+  } else if (a.m <= 16)
     launch_timeline_or_not<T, kForm, true, 16>(a, stream);
   else if (a.m <= 32)
     launch_timeline_or_not<T, kForm, true, 32>(a, stream);
@@ -342,7 +398,8 @@ bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, i
       tma_encode_available();
   const int32_t w_rows = wide ? 64 : 32, n_step = form == SmallGemmForm::geglu ? w_rows / 2 : w_rows;
   return device_ok && m >= 0 && m <= (wide ? kWideMaxM : kNarrowMaxM) && n > 0 && n % n_step == 0 && k > 0 &&
-         k % kBK == 0 && splits >= 1 && splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials);
+         k % kBK == 0 && splits >= 1 && splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials) &&
+         (form != SmallGemmForm::rope || wide);
 }
 
 template <class T>
@@ -354,6 +411,11 @@ void launch_small_gemm(const SmallGemmArgs<T>& a, cudaStream_t stream) {
                "small_gemm: operands must be 16-byte aligned");
   LAYA_REQUIRE((a.bias == nullptr && !a.relu) || (a.form == SmallGemmForm::plain && a.bias != nullptr),
                ErrorKind::internal, "small_gemm: a bias (and ReLU, which needs one) in the plain form only");
+  LAYA_REQUIRE(a.form != SmallGemmForm::rope ||
+                   (a.rope_pos && a.rope_cos && a.rope_sin && a.rope_len > 0 && a.rope_cols >= 0 &&
+                    a.rope_cols % 64 == 0 && a.rope_cols <= a.n &&
+                    (reinterpret_cast<uintptr_t>(a.rope_cos) | reinterpret_cast<uintptr_t>(a.rope_sin)) % 16 == 0),
+               ErrorKind::internal, "small_gemm: the rope form needs positions, 16-byte aligned tables, whole heads");
   if (a.m == 0) return;
   switch (a.form) {
     case SmallGemmForm::plain:
@@ -364,6 +426,9 @@ void launch_small_gemm(const SmallGemmArgs<T>& a, cudaStream_t stream) {
       break;
     case SmallGemmForm::geglu:
       launch_form<T, SmallGemmForm::geglu>(a, stream);
+      break;
+    case SmallGemmForm::rope:
+      launch_form<T, SmallGemmForm::rope>(a, stream);
       break;
   }
   LAYA_CUDA_CHECK_LAUNCH();

@@ -5,7 +5,16 @@
 //   partials: K split into `splits` ranges of whole 64-wide k-tiles, out[s][m][n] in fp32 (the
 //             add+LN after the output GEMM sums them in order, AddLnParams::add_parts);
 //   geglu:    W is Wi [2n, k] (act rows 0..n-1, mul rows n..2n-1) and out[m, n] =
-//             T(T(gelu(T(act))) * T(mul)), exactly as geglu_kernel computes it from the rounded GEMM.
+//             T(T(gelu(T(act))) * T(mul)), exactly as geglu_kernel computes it from the rounded GEMM;
+//   rope:     the plain form (no bias) whose 64-column blocks below rope_cols are rotary-embedded
+//             heads: x = T(out) as the plain form rounds it, then for each token t and i < 32
+//             T(x_i c - x_{i+32} s) and T(x_{i+32} c + x_i s) with c, s the tables' entries at
+//             (pos[t] clamped to the table, i) — exactly what launch_rope (and attention's rotation
+//             in its loads) computes from the plain output. Wide layout only: a CTA's 64 W rows are
+//             one head's dims, loaded so that dims j and j + 32 land in one thread's accumulators
+//             (tma_tensor_map_row_pairs), which rotates them in registers; its tokens' table entries
+//             are read before the PDL wait. For the encoder's QKV GEMM: q and k leave it rotated
+//             (docs/benchmarks/cuda.md item 134: 1x48 -0.020 ms against the rotation in attention).
 // Why: cuBLASLt's nvjet kernels do not execute griddepcontrol.wait, so an edge into them cannot be
 // programmatic, and the xmma kernels that do are 2.5-3.5x slower at 48 rows (docs/benchmarks/
 // cuda.md item 54). This kernel requests its first stages' weight boxes before
@@ -34,7 +43,7 @@
 
 namespace laya::cuda {
 
-enum class SmallGemmForm { plain, partials, geglu };
+enum class SmallGemmForm { plain, partials, geglu, rope };
 
 // Diagnostics: with SmallGemmArgs::timeline set, an instrumented instance of the kernel records, per
 // CTA c (blockIdx.y * gridDim.x + blockIdx.x), at timeline[c * kSmallGemmTimelineFields + 2 e] the
@@ -66,12 +75,19 @@ struct SmallGemmArgs {
   bool relu = false;         // plain only, with a bias: max(0, .) after it
   bool wide = false;         // the wide layout: 64 W rows a CTA, the tokens as the MMA's N (small_gemm.cu)
   uint64_t* timeline = nullptr;  // diagnostics (SmallGemmEvent): runs the instrumented instance
+  // rope only: positions [m] (read before the PDL wait: the staging block, written by the forward's
+  // first kernel, which has completed by then — pdl_prologue, common.cuh), the RoPE tables
+  // [rope_len, 32] (fp32), and the columns rotated (a multiple of 64: q and k of the QKV output).
+  const int32_t* rope_pos = nullptr;
+  const float* rope_cos = nullptr;
+  const float* rope_sin = nullptr;
+  int32_t rope_len = 0, rope_cols = 0;
 };
 
 // Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and
 // takes these dimensions: m <= 64 (wide: 128), k a multiple of 64, n a multiple of 32 (geglu: 16;
-// wide: 64 and 32), at most one K range per 64-wide k-tile. (A bias is taken by the plain form
-// only: launch_small_gemm checks.)
+// wide: 64 and 32), at most one K range per 64-wide k-tile; the rope form in the wide layout only.
+// (A bias is taken by the plain form only: launch_small_gemm checks.)
 bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1, bool wide = false);
 
 template <class T>

@@ -57,20 +57,22 @@ CUtensorMap tma_tensor_map(const T* base, int32_t rows, int32_t k, uint32_t box_
   return map;
 }
 
-// The GeGLU input weights Wi [2 n, k] (act rows 0..n-1, mul rows n..2n-1) as boxes of 64 rows x 64
-// elements that pair them up: box rows 16 b + r are act rows 8 (c + b) + r and rows 16 b + 8 + r
-// their mul rows (b, r < 8; coordinates: k element, 0, 0, c = first act row / 8) — so the thread of
-// a wgmma that holds accumulator row j also holds row j + 8: an output's act and mul values.
-// 128-byte swizzle (the box lands as one 64-row tile).
+// Boxes of 64 rows x 64 elements of a [rows, k] matrix that pair row r with row r + pair_rows: box
+// rows 16 b + i are rows 8 (c + b) + i and box rows 16 b + 8 + i are rows 8 (c + b) + i + pair_rows
+// (b < 4, i < 8; coordinates: k element, 0, 0, c = the first row / 8; `blocks` = the c range) — so
+// the thread of a wgmma that holds accumulator row j also holds row j + 8. 128-byte swizzle (the
+// box lands as one 64-row tile). Used for the GeGLU input weights Wi [2 n, k] (act rows 0..n-1 and
+// their mul rows n..2n-1: pair_rows = n, blocks = n / 8) and for the RoPE halves of a head's 64 QKV
+// rows (dims j and j + 32: pair_rows = 32, blocks = rows / 8, c a multiple of 8).
 template <class T>
-CUtensorMap tma_tensor_map_act_mul(const T* base, int32_t n, int32_t k) {
+CUtensorMap tma_tensor_map_row_pairs(const T* base, int32_t blocks, int32_t k, int32_t pair_rows) {
   const TmaEncodeTiled encode = tma_encode_tiled();
   LAYA_REQUIRE(encode != nullptr, ErrorKind::internal, "tma: cuTensorMapEncodeTiled is not available");
-  LAYA_REQUIRE(n % 8 == 0, ErrorKind::internal, "tma: act/mul pairs need n % 8 == 0 (n {})", n);
+  LAYA_REQUIRE(blocks > 0 && pair_rows > 0, ErrorKind::internal, "tma: row pairs need blocks and a distance");
   CUtensorMap map{};
   const cuuint64_t row = static_cast<cuuint64_t>(k) * 2;  // bytes
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(k), 8, 2, static_cast<cuuint64_t>(n / 8)};
-  const cuuint64_t strides[3] = {row, row * static_cast<cuuint64_t>(n), row * 8};
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(k), 8, 2, static_cast<cuuint64_t>(blocks)};
+  const cuuint64_t strides[3] = {row, row * static_cast<cuuint64_t>(pair_rows), row * 8};
   const cuuint32_t box[4] = {64, 8, 2, 4};
   const cuuint32_t elem[4] = {1, 1, 1, 1};
   const CUtensorMapDataType type =
@@ -78,9 +80,16 @@ CUtensorMap tma_tensor_map_act_mul(const T* base, int32_t n, int32_t k) {
   const CUresult r = encode(&map, type, 4, const_cast<T*>(base), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
                             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  LAYA_REQUIRE(r == CUDA_SUCCESS, ErrorKind::internal, "tma: cuTensorMapEncodeTiled (act/mul) failed ({})",
+  LAYA_REQUIRE(r == CUDA_SUCCESS, ErrorKind::internal, "tma: cuTensorMapEncodeTiled (row pairs) failed ({})",
                static_cast<int>(r));
   return map;
+}
+
+// The GeGLU input weights: act row j paired with its mul row n + j (see tma_tensor_map_row_pairs).
+template <class T>
+CUtensorMap tma_tensor_map_act_mul(const T* base, int32_t n, int32_t k) {
+  LAYA_REQUIRE(n % 8 == 0, ErrorKind::internal, "tma: act/mul pairs need n % 8 == 0 (n {})", n);
+  return tma_tensor_map_row_pairs(base, n / 8, k, n);
 }
 
 }  // namespace laya::cuda
