@@ -467,13 +467,15 @@ TEST(CudaEngine, GeluTableLeavesTheAnswersBitwiseUnchanged) {
 // 49-64): the same bits end to end, graph and eager.
 TEST(CudaEngine, RopeInTheQkvGemmLeavesTheAnswersBitwiseUnchanged) {
   LAYA_REQUIRE_GPU();
-  if (!small_gemm_supported(1, 64, 64, SmallGemmForm::rope, 1, true)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
+  if (!small_gemm_supported(1, 64, 64, SmallGemmForm::rope, 1, true))
+    GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
   const char* var = "LAYA_CUDA_ROPE_IN_GEMM";
   auto fused = engine_with_env(var, "1"), fused_eager = engine_with_env(var, "1", "eager");
   auto in_attention = engine_with_env(var, "0");
   uint32_t seed = 320;
-  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{{1, 1, 1}, {1, 30, 48}, {2, 20, 30},
-                                                                                 {1, 60, 64}, {3, 30, 40}, {2, 50, 64}}) {
+  const std::vector<std::tuple<int32_t, int32_t, int32_t>> shapes = {{1, 1, 1},   {1, 30, 48}, {2, 20, 30},
+                                                                     {1, 60, 64}, {3, 30, 40}, {2, 50, 64}};
+  for (auto [rows, lo, hi] : shapes) {
     const auto b = batch_of(seed++, rows, lo, hi);
     ASSERT_LE(b.tokens(), 128) << "the small buckets";
     const auto on = fused->forward(b);

@@ -115,6 +115,19 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& ref, 
 
 // Row offsets and the query tile table (64 or 128 queries per tile: row, first query, row start, row
 // end) for the given lengths (0 = empty row).
+// The engine's RoPE tables for 64-dim heads: [len, 32] cos and sin (the first halves of the CPU
+// engine's [len, 64] rows, whose second halves repeat them).
+std::pair<std::vector<float>, std::vector<float>> rope_tables32(double theta, int32_t len) {
+  const auto table = cpu::make_rope_table(theta, len, 64);
+  std::vector<float> c(static_cast<size_t>(len) * 32), s(c.size());
+  for (int32_t p = 0; p < len; ++p)
+    for (int j = 0; j < 32; ++j) {
+      c[static_cast<size_t>(p * 32 + j)] = table.cos[static_cast<size_t>(p * 64 + j)];
+      s[static_cast<size_t>(p * 32 + j)] = table.sin[static_cast<size_t>(p * 64 + j)];
+    }
+  return {c, s};
+}
+
 void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std::vector<int32_t>& tiles,
                int32_t tile = kAttnTile) {
   offs = {0};
@@ -286,13 +299,7 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
   for (int32_t l : lens)
     for (int32_t i = 0; i < l; ++i) pos.push_back(i);
   const int32_t T = offs.back();
-  const auto table = cpu::make_rope_table(10000.0, table_len, 64);
-  std::vector<float> hc(static_cast<size_t>(table_len) * 32), hs(hc.size());
-  for (int32_t p = 0; p < table_len; ++p)
-    for (int j = 0; j < 32; ++j) {
-      hc[static_cast<size_t>(p * 32 + j)] = table.cos[static_cast<size_t>(p * 64 + j)];
-      hs[static_cast<size_t>(p * 32 + j)] = table.sin[static_cast<size_t>(p * 64 + j)];
-    }
+  const auto [hc, hs] = rope_tables32(10000.0, table_len);
   const auto qkv = to16<TypeParam>(randn(rng, static_cast<size_t>(T) * 3 * d, 1.5f));
   Dev<float> dc(hc), ds(hs);
   Dev<int32_t> dpos(pos), dtiles(tiles);
@@ -358,13 +365,8 @@ TYPED_TEST(CudaKernelsTyped, RopeMatchesReference) {
     for (int32_t i = 0; i < l; ++i) pos.push_back(i);
   const int32_t T = static_cast<int32_t>(pos.size());
   for (double theta : {160000.0, 10000.0}) {
-    const auto table = cpu::make_rope_table(theta, table_len, 64);
-    std::vector<float> hc(static_cast<size_t>(table_len) * 32), hs(hc.size());
-    for (int32_t p = 0; p < table_len; ++p)
-      for (int j = 0; j < 32; ++j) {
-        hc[static_cast<size_t>(p * 32 + j)] = table.cos[static_cast<size_t>(p * 64 + j)];
-        hs[static_cast<size_t>(p * 32 + j)] = table.sin[static_cast<size_t>(p * 64 + j)];
-      }
+    const auto table = cpu::make_rope_table(theta, table_len, 64);  // the CPU reference's
+    const auto [hc, hs] = rope_tables32(theta, table_len);
     auto qkv = round16<TypeParam>(randn(rng, static_cast<size_t>(T) * 3 * d));
     Dev<TypeParam> dq(to16<TypeParam>(qkv));
     Dev<int32_t> dpos(pos);
@@ -966,16 +968,11 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
 // m stay untouched; the narrow layout, a bias, and missing tables are refused.
 TYPED_TEST(CudaKernelsTyped, SmallGemmRopeFormEqualsPlainThenRope) {
   LAYA_REQUIRE_GPU();
-  if (!small_gemm_supported(1, 64, 64, SmallGemmForm::rope, 1, true)) GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
+  if (!small_gemm_supported(1, 64, 64, SmallGemmForm::rope, 1, true))
+    GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
   std::mt19937 rng(37);
   const int32_t heads = 4, d = heads * 64, n = 3 * d, table_len = 40;
-  const auto table = cpu::make_rope_table(160000.0, table_len, 64);
-  std::vector<float> hc(static_cast<size_t>(table_len) * 32), hs(hc.size());
-  for (int32_t p = 0; p < table_len; ++p)
-    for (int j = 0; j < 32; ++j) {
-      hc[static_cast<size_t>(p * 32 + j)] = table.cos[static_cast<size_t>(p * 64 + j)];
-      hs[static_cast<size_t>(p * 32 + j)] = table.sin[static_cast<size_t>(p * 64 + j)];
-    }
+  const auto [hc, hs] = rope_tables32(160000.0, table_len);
   Dev<float> dc(hc), ds(hs);
   for (const int32_t m : {1, 16, 33, 48, 64, 100, 128}) {
     for (const int32_t k : {256, 1024}) {
@@ -1003,9 +1000,11 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmRopeFormEqualsPlainThenRope) {
       launch_small_gemm(args, nullptr);
       const auto want = from16(plain.down()), got = from16(fused.down());
       size_t differ = 0;
-      for (size_t i = 0; i < static_cast<size_t>(m) * n; ++i) differ += std::memcmp(&want[i], &got[i], sizeof(float)) != 0;
+      for (size_t i = 0; i < static_cast<size_t>(m) * n; ++i)
+        differ += std::memcmp(&want[i], &got[i], sizeof(float)) != 0;
       EXPECT_EQ(differ, 0u) << "outputs differing from the plain form + launch_rope";
-      for (size_t i = static_cast<size_t>(m) * n; i < got.size(); ++i) EXPECT_TRUE(std::isnan(got[i])) << "a row past M";
+      for (size_t i = static_cast<size_t>(m) * n; i < got.size(); ++i)
+        EXPECT_TRUE(std::isnan(got[i])) << "a row past M";
     }
   }
   EXPECT_FALSE(small_gemm_supported(8, 64, 64, SmallGemmForm::rope)) << "the narrow layout";
