@@ -528,8 +528,9 @@ TEST(CudaEngine, SmallMlpOutputPartialsMatchCpu) {
   for (const char* splits : {"2", "3", "4"}) {
     auto e = engine_with_env(var, splits), eager = engine_with_env(var, splits, "eager");
     uint32_t seed = 340;
-    for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{{1, 1, 1}, {1, 48, 48}, {2, 20, 32},
-                                                                                   {1, 64, 64}, {3, 30, 40}}) {
+    const std::vector<std::tuple<int32_t, int32_t, int32_t>> shapes = {
+        {1, 1, 1}, {1, 48, 48}, {2, 20, 32}, {1, 64, 64}, {3, 30, 40}};
+    for (auto [rows, lo, hi] : shapes) {
       const auto b = batch_of(seed++, rows, lo, hi);
       ASSERT_LE(b.tokens(), 128) << "the small buckets";
       const auto what = fmt::format("{} parts, {} tokens", splits, b.tokens());

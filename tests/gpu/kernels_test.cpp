@@ -29,6 +29,7 @@
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/small_gemm.cuh"
 #include "backends/cuda/tile.h"
+#include "backends/cuda/weights.h"
 #include "checkpoint/convert.h"
 #include "gpu_support.h"
 #include "laya/errors.h"
@@ -113,21 +114,14 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& ref, 
                       << " finite " << d.finite;
 }
 
-// Row offsets and the query tile table (64 or 128 queries per tile: row, first query, row start, row
-// end) for the given lengths (0 = empty row).
-// The engine's RoPE tables for 64-dim heads: [len, 32] cos and sin (the first halves of the CPU
-// engine's [len, 64] rows, whose second halves repeat them).
+// The engine's RoPE tables for 64-dim heads ([len, 32] cos and sin, as weights.cpp builds them).
 std::pair<std::vector<float>, std::vector<float>> rope_tables32(double theta, int32_t len) {
   const auto table = cpu::make_rope_table(theta, len, 64);
-  std::vector<float> c(static_cast<size_t>(len) * 32), s(c.size());
-  for (int32_t p = 0; p < len; ++p)
-    for (int j = 0; j < 32; ++j) {
-      c[static_cast<size_t>(p * 32 + j)] = table.cos[static_cast<size_t>(p * 64 + j)];
-      s[static_cast<size_t>(p * 32 + j)] = table.sin[static_cast<size_t>(p * 64 + j)];
-    }
-  return {c, s};
+  return {rope_half_table(table.cos, len), rope_half_table(table.sin, len)};
 }
 
+// Row offsets and the query tile table (64 or 128 queries per tile: row, first query, row start, row
+// end) for the given lengths (0 = empty row).
 void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std::vector<int32_t>& tiles,
                int32_t tile = kAttnTile) {
   offs = {0};

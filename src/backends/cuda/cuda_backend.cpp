@@ -46,15 +46,15 @@ constexpr int32_t kRotateKOnceTokens = 512;
 constexpr int32_t kTuneFromRows = 2560;
 // The cuBLASLt GEMMs that run the heuristic's pick with a 1x1x1 thread-block cluster (gemm.h,
 // cluster_rule.h): every GEMM of at most kSingleCtaClusterMaxRows rows and of
-// kSingleCtaClusterFromRows to kSingleCtaClusterToRows rows, and from kSingleCtaClusterShapesFromRows
-// rows to the range below the MLP input GEMM (unfused GeGLU) and the attention output GEMM (N = K =
-// d; the decision layers' out-projection has that shape too). Measured on the H200: 0.2-0.4 us less
-// a GEMM at 48 and 64 rows, mixed at 128 (docs/benchmarks/cuda.md item 55); every GEMM at 769-1,535
-// rows: 11x128 (1,408 tokens) -0.088 ms, 9x128 (1,152) -0.041..-0.075, 1,024 tokens -0.007..-0.032,
-// 768-896 and 1,280 tokens -0.012..+0.002, but 640 tokens +0.035, 256 +0.072, 1,664 +0.072 (item
-// 123); by shape at 129-768 (item 126): the MLP output GEMM alone +0.058 at 256 tokens, the QKV
-// GEMM +0.018 there, the two chosen -0.007..-0.024 at 160-768 tokens. LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER
-// overrides the rule ("FROM-TO[:NxK+NxK];...", "none": no GEMM).
+// kSingleCtaClusterFromRows to kSingleCtaClusterToRows rows; in between, from
+// kSingleCtaClusterShapesFromRows rows, only the MLP input GEMM (unfused GeGLU) and the attention
+// output GEMM (N = K = d; the decision layers' out-projection has that shape too). Measured on the
+// H200: 0.2-0.4 us less a GEMM at 48 and 64 rows, mixed at 128 (docs/benchmarks/cuda.md item 55);
+// every GEMM at 769-1,535 rows: 11x128 (1,408 tokens) -0.088 ms, 9x128 (1,152) -0.041..-0.075,
+// 1,024 tokens -0.007..-0.032, 768-896 and 1,280 tokens -0.012..+0.002, but 640 tokens +0.035, 256
+// +0.072, 1,664 +0.072 (item 123); by shape at 129-768 (item 126): the MLP output GEMM alone +0.058
+// at 256 tokens, the QKV GEMM +0.018 there, the two chosen -0.007..-0.024 at 160-768 tokens.
+// LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER overrides the rule ("FROM-TO[:NxK+NxK];...", "none": no GEMM).
 constexpr int32_t kSingleCtaClusterMaxRows = 64;
 constexpr int32_t kSingleCtaClusterShapesFromRows = 129;
 constexpr int32_t kSingleCtaClusterFromRows = 769;
@@ -222,9 +222,9 @@ struct Dims {
 };
 
 // The engine's single-CTA-cluster rule for a checkpoint of these dims (see kSingleCtaClusterMaxRows),
-// or LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER's.
+// or LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER's (unset or empty: the default, as env_int's switches).
 SingleCtaClusterRule single_cta_cluster_rule(const Dims& dims) {
-  if (const char* spec = std::getenv("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER"); spec != nullptr) {
+  if (const char* spec = std::getenv("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER"); spec != nullptr && *spec != '\0') {
     auto rule = SingleCtaClusterRule::parse(spec);
     LAYA_REQUIRE(rule.has_value(), ErrorKind::bad_request,
                  "LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER='{}' is not FROM-TO[:NxK+NxK...];... or none", spec);
@@ -811,13 +811,13 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   // The RoPE rows are sent to L2 while the kernel before attention finishes: only where that kernel
   // is an own GEMM that lets attention launch early (small buckets; cuBLASLt's kernels do not,
   // docs/benchmarks/cuda.md item 110, and unhidden the prefetches cost, item 106).
-  ap.prefetch_rope = pdl_enabled() && T <= small_gemm_max_m_;
-
-  // (Not in the narrow layout's buckets: the rope form is wide only, and the wide layout is slower
-  // there, item 71.)
+  // Where the QKV GEMM rotates q and k itself (not in the narrow layout's buckets: the rope form is
+  // wide only, and the wide layout is slower there, item 71) attention reads no RoPE rows.
   const bool rope_in_qkv = rope_in_gemm_ && T <= small_gemm_max_m_ &&
                            small_gemm_wide(T, 3 * d, d, SmallGemmForm::plain) &&
                            small_takes(T, 3 * d, d, SmallGemmForm::rope);
+  ap.prefetch_rope = pdl_enabled() && T <= small_gemm_max_m_ && !rope_in_qkv;
+
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];

@@ -78,14 +78,6 @@ class Planner {
   int64_t at_ = 0;
 };
 
-// First half of a [max_pos, 64] HF table (both halves are equal).
-std::vector<float> half_table(const std::vector<float>& full, int32_t max_pos) {
-  std::vector<float> out(static_cast<size_t>(max_pos) * 32);
-  for (int32_t p = 0; p < max_pos; ++p)
-    std::memcpy(out.data() + static_cast<size_t>(p) * 32, full.data() + static_cast<size_t>(p) * 64, 32 * 4);
-  return out;
-}
-
 DeviceWeights describe(const checkpoint::Checkpoint& ckpt, int32_t rope_len, Precision precision, std::byte* base) {
   const auto& cfg = ckpt.config();
   Planner p(&ckpt.weights(), base, precision);
@@ -136,10 +128,10 @@ DeviceWeights describe(const checkpoint::Checkpoint& ckpt, int32_t rope_len, Pre
   if (base != nullptr) {
     const auto g = cpu::make_rope_table(cfg.encoder.global_theta, rope_len, 64);
     const auto l = cpu::make_rope_table(cfg.encoder.local_theta, rope_len, 64);
-    w.rope_global_cos = p.table(half_table(g.cos, rope_len));
-    w.rope_global_sin = p.table(half_table(g.sin, rope_len));
-    w.rope_local_cos = p.table(half_table(l.cos, rope_len));
-    w.rope_local_sin = p.table(half_table(l.sin, rope_len));
+    w.rope_global_cos = p.table(rope_half_table(g.cos, rope_len));
+    w.rope_global_sin = p.table(rope_half_table(g.sin, rope_len));
+    w.rope_local_cos = p.table(rope_half_table(l.cos, rope_len));
+    w.rope_local_sin = p.table(rope_half_table(l.sin, rope_len));
   } else {
     const std::vector<float> dummy(static_cast<size_t>(rope_len) * 32);
     for (int i = 0; i < 4; ++i) p.table(dummy);
@@ -149,6 +141,13 @@ DeviceWeights describe(const checkpoint::Checkpoint& ckpt, int32_t rope_len, Pre
 }
 
 }  // namespace
+
+std::vector<float> rope_half_table(const std::vector<float>& full, int32_t max_pos) {
+  std::vector<float> out(static_cast<size_t>(max_pos) * 32);
+  for (int32_t p = 0; p < max_pos; ++p)
+    std::memcpy(out.data() + static_cast<size_t>(p) * 32, full.data() + static_cast<size_t>(p) * 64, 32 * 4);
+  return out;
+}
 
 int64_t device_weight_bytes(const checkpoint::Checkpoint& ckpt, int32_t rope_len) {
   return describe(ckpt, rope_len, Precision::bf16, nullptr).bytes;

@@ -56,6 +56,10 @@ const T* as(const void* p) {
   return static_cast<const T*>(p);
 }
 
+// The engine's RoPE table for 64-dim heads, [max_pos, 32]: the first half of each row of a
+// [max_pos, 64] HF table (cpu::make_rope_table; both halves are equal).
+std::vector<float> rope_half_table(const std::vector<float>& full, int32_t max_pos);
+
 // Bytes the weights will take on the device (to check free memory before allocating; the same in
 // both precision modes).
 int64_t device_weight_bytes(const checkpoint::Checkpoint& ckpt, int32_t rope_len);
