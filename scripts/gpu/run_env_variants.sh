@@ -11,7 +11,8 @@
 # Env: LAYA_VARIANTS   space-separated NAME:VAR=VALUE[,VAR=VALUE] (the first is the base; a variant
 #                      without switches still needs one, e.g. LAYA_X=0);
 #      LAYA_BENCH_SHAPES (1x48,1x512,4x464,16x512), LAYA_BENCH_ROUNDS (3), LAYA_BENCH_WARMUP (20),
-#      LAYA_BENCH_ITERS (30), LAYA_BENCH_BIN (laya-engine; e.g. laya-engine-base).
+#      LAYA_BENCH_ITERS (30), LAYA_BENCH_BIN (laya-engine; e.g. laya-engine-base; also per variant,
+#      as one of its switches: "base:LAYA_BENCH_BIN=laya-engine-base new:LAYA_X=0").
 # Results under $OUT: bench.jsonl (each row tagged with round and impl), summary.txt.
 set -u
 PH=bench
@@ -32,7 +33,9 @@ for round in $(seq 1 "$ROUNDS"); do
   order=$VARIANTS
   (( round % 2 == 0 )) && order=$(echo $VARIANTS | tr ' ' '\n' | tac | tr '\n' ' ')
   for v in $order; do
-    env $(echo "${v#*:}" | tr ',' ' ') $R "$BIN" bench --model $EN --backend cuda --execution graph --shapes "$SHAPES" \
+    # A variant may name its own binary (LAYA_BENCH_BIN=laya-engine-base: a baseline build).
+    vbin=$(echo "${v#*:}" | tr ',' '\n' | sed -n 's/^LAYA_BENCH_BIN=//p' | tail -1)
+    env $(echo "${v#*:}" | tr ',' ' ') $R "${vbin:-$BIN}" bench --model $EN --backend cuda --execution graph --shapes "$SHAPES" \
       --warmup "${LAYA_BENCH_WARMUP:-20}" --iters "${LAYA_BENCH_ITERS:-30}" --json 2>>"$OUT/bench_err.log" |
       sed "s/^{/{\"round\":$round,\"impl\":\"${v%%:*}\",/" >> "$B"
     log "${v%%:*} round $round rc=$?"

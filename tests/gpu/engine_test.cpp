@@ -462,9 +462,9 @@ TEST(CudaEngine, GeluTableLeavesTheAnswersBitwiseUnchanged) {
   }
 }
 
-// RoPE in the small GEMM's QKV epilogue (the default where that GEMM runs the wide layout: up to 48
-// and 65-128 tokens) and in attention's loads (LAYA_CUDA_ROPE_IN_GEMM=0; also the narrow layout's
-// 49-64): the same bits end to end, graph and eager.
+// RoPE in the small GEMM's QKV epilogue (the default up to 128 tokens: wide layout up to 48 and
+// 65-128 tokens, narrow 49-64) and in attention's loads (LAYA_CUDA_ROPE_IN_GEMM=0): the same bits
+// end to end, graph and eager.
 TEST(CudaEngine, RopeInTheQkvGemmLeavesTheAnswersBitwiseUnchanged) {
   LAYA_REQUIRE_GPU();
   if (!small_gemm_supported(1, 64, 64, SmallGemmForm::rope, 1, true))

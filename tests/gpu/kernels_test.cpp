@@ -958,8 +958,9 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
 
 // The rope form (the encoder's QKV GEMM with RoPE in its epilogue) gives bitwise what the plain
 // form followed by launch_rope gives — q and k rotated, v untouched — for rows of several lengths,
-// positions past the table (clamped) and every token count of the wide layout's instances; rows past
-// m stay untouched; the narrow layout, a bias, and missing tables are refused.
+// positions past the table (clamped), every token count of the wide layout's instances and the
+// narrow layout (16-dim boxes); rows past m stay untouched; more than 64 rows narrow, a bias, missing
+// tables and part of a head are refused.
 TYPED_TEST(CudaKernelsTyped, SmallGemmRopeFormEqualsPlainThenRope) {
   LAYA_REQUIRE_GPU();
   if (!small_gemm_supported(1, 64, 64, SmallGemmForm::rope, 1, true))
@@ -968,9 +969,12 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmRopeFormEqualsPlainThenRope) {
   const int32_t heads = 4, d = heads * 64, n = 3 * d, table_len = 40;
   const auto [hc, hs] = rope_tables32(160000.0, table_len);
   Dev<float> dc(hc), ds(hs);
-  for (const int32_t m : {1, 16, 33, 48, 64, 100, 128}) {
+  // Both layouts (narrow: up to 64 rows).
+  for (const auto [m, wide] : {std::pair{1, true}, std::pair{16, true}, std::pair{33, true}, std::pair{48, true},
+                               std::pair{64, true}, std::pair{100, true}, std::pair{128, true}, std::pair{1, false},
+                               std::pair{17, false}, std::pair{49, false}, std::pair{64, false}}) {
     for (const int32_t k : {256, 1024}) {
-      SCOPED_TRACE(testing::Message() << "M=" << m << " K=" << k);
+      SCOPED_TRACE(testing::Message() << "M=" << m << " K=" << k << (wide ? " wide" : " narrow"));
       std::vector<int32_t> pos;  // rows of 7, 60 (past the table) and the rest
       for (const int32_t len : {7, 60, 128})
         for (int32_t i = 0; i < len && static_cast<int32_t>(pos.size()) < m; ++i) pos.push_back(i);
@@ -981,7 +985,7 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmRopeFormEqualsPlainThenRope) {
       plain.poison();
       fused.poison();
       SmallGemmArgs<TypeParam> args{da.get(), dw.get(), plain.get(), m, n, k};
-      args.wide = true;
+      args.wide = wide;
       launch_small_gemm(args, nullptr);
       launch_rope(RopeParams<TypeParam>{plain.get(), dpos.get(), dc.get(), ds.get(), m, heads, table_len}, nullptr);
       args.out = fused.get();
@@ -1001,7 +1005,7 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmRopeFormEqualsPlainThenRope) {
         EXPECT_TRUE(std::isnan(got[i])) << "a row past M";
     }
   }
-  EXPECT_FALSE(small_gemm_supported(8, 64, 64, SmallGemmForm::rope)) << "the narrow layout";
+  EXPECT_FALSE(small_gemm_supported(65, 64, 64, SmallGemmForm::rope)) << "the narrow layout's 64 rows";
   Dev<TypeParam> x(64 * 128);
   Dev<int32_t> p0(std::vector<int32_t>(8, 0));
   SmallGemmArgs<TypeParam> bad{x.get(), x.get(), x.get(), 8, 64, 64, SmallGemmForm::rope};

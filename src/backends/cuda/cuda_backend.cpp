@@ -106,12 +106,13 @@ constexpr int32_t kSmallMlpOutSplits = 3;
 // -0.016, 64 tokens -0.015..-0.021; 4 partials were slower than none, and 4 for the MLP output
 // GEMM slower at <= 48 tokens. LAYA_CUDA_ATTN_OUT_SPLITS overrides it (0 or 1: none; at most 4).
 constexpr int32_t kAttnOutSplits = 2;
-// Buckets whose QKV GEMM runs the small GEMM's wide layout (up to 48 and 65-128 tokens) rotate q
-// and k (RoPE) in that GEMM's epilogue (small_gemm.cuh, the rope form) instead of in attention's
-// loads, which then stream q and K without the tables. Measured on the H200 (docs/benchmarks/
-// cuda.md item 134, six rounds): 1x16 -0.019 ms, 1x48 -0.020, 1x128 -0.010, 2x32 -0.005, 1x100
-// -0.003 (an exchange of the halves through shared memory instead had cost more than it saved,
-// item 133). LAYA_CUDA_ROPE_IN_GEMM=0 rotates in attention as before.
+// Buckets whose QKV GEMM runs on the small GEMM (up to 128 tokens) rotate q and k (RoPE) in that
+// GEMM's epilogue (small_gemm.cuh, the rope form) instead of in attention's loads, which then
+// stream q and K without the tables. Measured on the H200 (docs/benchmarks/cuda.md item 134, six
+// rounds, the wide layout's buckets): 1x16 -0.019 ms, 1x48 -0.020, 1x128 -0.010, 1x100 -0.003 (an
+// exchange of the halves through shared memory instead had cost more than it saved, item 133);
+// the narrow layout's (49-64 tokens): item 135. LAYA_CUDA_ROPE_IN_GEMM=0 rotates in attention as
+// before.
 constexpr bool kRopeInQkvGemm = true;
 // In those buckets the decision layers' out-projection (K = d) and second FFN GEMM (K = 4 d, on
 // cuBLASLt's split-K otherwise: the small GEMM's plain form was slower there, item 60) run as
@@ -366,7 +367,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K (PDL scopes, small_tail_)
   int32_t attn_out_splits_ = kAttnOutSplits;  // the attention output GEMM's on the small GEMM (0: none)
   int32_t small_mlp_out_splits_ = kSmallMlpOutSplits;  // the MLP output GEMM's there
-  bool rope_in_gemm_ = kRopeInQkvGemm;  // q and k rotated in the small QKV GEMM's epilogue (wide layout)
+  bool rope_in_gemm_ = kRopeInQkvGemm;  // q and k rotated in the small QKV GEMM's epilogue
   bool decision_parts_ = kDecisionParts;      // the decision layers' output GEMMs as partials there
   int32_t small_gemm_wide_max_m_ = 0;  // in its wide layout up to this many rows, where the shape allows
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
@@ -811,11 +812,8 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   // The RoPE rows are sent to L2 while the kernel before attention finishes: only where that kernel
   // is an own GEMM that lets attention launch early (small buckets; cuBLASLt's kernels do not,
   // docs/benchmarks/cuda.md item 110, and unhidden the prefetches cost, item 106).
-  // Where the QKV GEMM rotates q and k itself (not in the narrow layout's buckets: the rope form is
-  // wide only, and the wide layout is slower there, item 71) attention reads no RoPE rows.
-  const bool rope_in_qkv = rope_in_gemm_ && T <= small_gemm_max_m_ &&
-                           small_gemm_wide(T, 3 * d, d, SmallGemmForm::plain) &&
-                           small_takes(T, 3 * d, d, SmallGemmForm::rope);
+  // Where the QKV GEMM rotates q and k itself attention reads no RoPE rows.
+  const bool rope_in_qkv = rope_in_gemm_ && T <= small_gemm_max_m_ && small_takes(T, 3 * d, d, SmallGemmForm::rope);
   ap.prefetch_rope = pdl_enabled() && T <= small_gemm_max_m_ && !rope_in_qkv;
 
   const int32_t L = static_cast<int32_t>(w_.layers.size());

@@ -90,9 +90,11 @@ __device__ __forceinline__ void load_bias(float (&b)[8], const T* bias, int col0
 
 // The narrow layout's outputs: accumulator register 4c + 2h + e is token row 16 warp + lane / 4 + 8h,
 // W row col0 + 8c + 2 (lane % 4) + e. b: load_bias's values.
+// rope_base >= 0 (the rope form's rotated heads): column block c is instead at rope_base + 8 (c % 2)
+// + 32 (c / 2) (narrow_rope_rows).
 template <class T, SmallGemmForm kForm>
 __device__ __forceinline__ void store_narrow(const float (&d)[16], void* out, const float (&b)[8], bool has_bias,
-                                             int relu, int m, int n, int col0, int split) {
+                                             int relu, int m, int n, int col0, int split, int rope_base) {
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int row = warp * 16 + (lane >> 2), col = 2 * (lane & 3);
 #pragma unroll
@@ -126,7 +128,8 @@ __device__ __forceinline__ void store_narrow(const float (&d)[16], void* out, co
           if (has_bias) v[e] = __fadd_rn(v[e], b[2 * c + e]);
           if (relu) v[e] = fmaxf(v[e], 0.f);
         }
-        *reinterpret_cast<uint32_t*>(static_cast<T*>(out) + static_cast<size_t>(r) * n + col0 + 8 * c + col) =
+        const int cb = rope_base >= 0 ? rope_base + 8 * (c & 1) + 32 * (c >> 1) : col0 + 8 * c;
+        *reinterpret_cast<uint32_t*>(static_cast<T*>(out) + static_cast<size_t>(r) * n + cb + col) =
             dev::pack16<T>(v[0], v[1]);
       }
     }
@@ -211,6 +214,54 @@ __device__ __forceinline__ void load_rope_regs(float (&cs)[kN / 4], float (&sn)[
   }
 }
 
+// The narrow layout's rope form: a CTA's 32 W rows are 16 dims of one head and the 16 dims 32 above
+// them (two 16-row boxes), so accumulator column blocks c and c + 2 hold dims j and j + 32. The
+// first rows of the two boxes, and where the rotated dims are stored (store_narrow's rope_base):
+// CTA x covers head x / 2, dims 16 (x % 2) + [0, 16) and + 32. Columns from rope_cols on (v) are
+// plain: 32 consecutive rows, rope_base -1.
+__device__ __forceinline__ int narrow_rope_rows(int col0, int cols) {
+  return col0 < cols ? (col0 / 64) * 64 + ((col0 / 32) & 1) * 16 : -1;
+}
+
+// Before the consumers' PDL wait, the narrow rope form's table entries: thread tokens
+// 16 warp + lane / 4 + 8h, dims j0 + 8c + 2 (lane % 4) + e (c, e < 2) at index 4h + 2c + e.
+__device__ __forceinline__ void load_rope_regs_narrow(float (&cs)[8], float (&sn)[8], const RopeTables& r, int m,
+                                                      int j0) {
+  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+  int pos[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int t = 16 * warp + (lane >> 2) + 8 * h;
+    const int p = t < m ? __ldcg(r.pos + t) : 0;
+    pos[h] = p < 0 ? 0 : (p >= r.len ? r.len - 1 : p);
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int j = j0 + 8 * (i >> 1) + 2 * (lane & 3) + (i & 1);
+      cs[4 * h + i] = r.cos[pos[h] * 32 + j];
+      sn[4 * h + i] = r.sin[pos[h] * 32 + j];
+    }
+}
+
+// The narrow counterpart of rotate_pairs: register 4c + 2h + e (c < 2) is dim j, 4(c + 2) + 2h + e
+// dim j + 32, of token row h.
+template <class T>
+__device__ __forceinline__ void rotate_pairs_narrow(float (&d)[16], const float (&cs)[8], const float (&sn)[8]) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int c = 0; c < 2; ++c)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int i = 4 * h + 2 * c + e, lo = 4 * c + 2 * h + e, hi = lo + 8;
+        const float x1 = dev::round16<T>(d[lo]), x2 = dev::round16<T>(d[hi]);
+        d[lo] = __fadd_rn(__fmul_rn(x1, cs[i]), __fmul_rn(-x2, sn[i]));
+        d[hi] = __fadd_rn(__fmul_rn(x2, cs[i]), __fmul_rn(x1, sn[i]));
+      }
+}
+
 // After the last MMA: x1 = T(dim j), x2 = T(dim j + 32) as the plain form rounds them, rotated with
 // rope_kernel's arithmetic term for term; store_wide's plain path rounds the results.
 template <class T, int kN>
@@ -269,8 +320,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       auto load_w = [&](int i, int s) {
         unsigned char* dst = smem + s * L::kStageBytes + kWOffset;
         const int kc = (kt0 + i) * kBK;
-        if constexpr ((kForm == SmallGemmForm::geglu && kWide) || kForm == SmallGemmForm::rope) {
+        if constexpr ((kForm == SmallGemmForm::geglu || kForm == SmallGemmForm::rope) && kWide) {
           dev::tma_load_4d(dst, &w_map, &full[s], kc, col0 / 8);  // paired rows (act/mul; RoPE halves)
+        } else if constexpr (kForm == SmallGemmForm::rope) {  // 16 dims, then the 16 dims 32 above
+          const int r0 = narrow_rope_rows(col0, rope.cols);
+          tma_load(dst, &w_map, &full[s], kc, r0 >= 0 ? r0 : col0);
+          tma_load(dst + (L::kWRows / 2) * kBK * 2, &w_map, &full[s], kc, r0 >= 0 ? r0 + 32 : col0 + 16);
         } else if constexpr (kForm == SmallGemmForm::geglu) {  // 16 act rows, then their 16 mul rows
           tma_load(dst, &w_map, &full[s], kc, col0);
           tma_load(dst + (L::kWRows / 2) * kBK * 2, &w_map, &full[s], kc, n + col0);
@@ -302,9 +357,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   float b[8];
   load_bias<T, kForm, kWide>(b, bias, col0);
-  [[maybe_unused]] float cs[kN / 4], sn[kN / 4];
-  if constexpr (kForm == SmallGemmForm::rope)
-    if (col0 < rope.cols) load_rope_regs<kN>(cs, sn, rope, m);  // constants: before the wait
+  constexpr int kRopeRegs = kWide ? kN / 4 : 8;
+  [[maybe_unused]] float cs[kRopeRegs], sn[kRopeRegs];
+  [[maybe_unused]] const int rope_base = kForm == SmallGemmForm::rope && !kWide ? narrow_rope_rows(col0, rope.cols) : -1;
+  if constexpr (kForm == SmallGemmForm::rope) {  // constants: before the wait
+    if constexpr (kWide) {
+      if (col0 < rope.cols) load_rope_regs<kN>(cs, sn, rope, m);
+    } else if (rope_base >= 0) {
+      load_rope_regs_narrow(cs, sn, rope, m, rope_base % 64);
+    }
+  }
   // The consumers write `out`, which the previous kernel may still read.
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
   if constexpr (kTimeline)
@@ -333,12 +395,17 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int j = 0; j < kRegs; ++j) dev::fence_reg(d[j]);
   if constexpr (kTimeline)
     if (threadIdx.x == 0) stamp(rec, SmallGemmEvent::last_mma);
-  if constexpr (kForm == SmallGemmForm::rope)
-    if (col0 < rope.cols) rotate_pairs<T, kN>(d, cs, sn);
+  if constexpr (kForm == SmallGemmForm::rope) {
+    if constexpr (kWide) {
+      if (col0 < rope.cols) rotate_pairs<T, kN>(d, cs, sn);
+    } else if (rope_base >= 0) {
+      rotate_pairs_narrow<T>(d, cs, sn);
+    }
+  }
   if constexpr (kWide)
     store_wide<T, kForm, kN>(d, out, b, bias != nullptr, relu, m, n, col0, split);
   else
-    store_narrow<T, kForm>(d, out, b, bias != nullptr, relu, m, n, col0, split);
+    store_narrow<T, kForm>(d, out, b, bias != nullptr, relu, m, n, col0, split, rope_base);
   if constexpr (kTimeline)
     if (threadIdx.x == 0) stamp(rec, SmallGemmEvent::exit);
 #endif
@@ -355,11 +422,12 @@ void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   (void)configured;
   const bool geglu = kForm == SmallGemmForm::geglu;
   const CUtensorMap x_map = tma_tensor_map(a.in, a.m, a.k, L::kXRows);
+  const bool rope_form = kForm == SmallGemmForm::rope;
   const CUtensorMap w_map =
-      kForm == SmallGemmForm::rope ? tma_tensor_map_row_pairs(a.w, a.n / 8, a.k, 32)  // a head's dims j, j + 32
-      : geglu && kWide             ? tma_tensor_map_act_mul(a.w, a.n, a.k)
-                                   : tma_tensor_map(a.w, geglu ? 2 * a.n : a.n, a.k,
-                                                    static_cast<uint32_t>(geglu ? L::kWRows / 2 : L::kWRows));
+      rope_form && kWide ? tma_tensor_map_row_pairs(a.w, a.n / 8, a.k, 32)  // a head's dims j, j + 32
+      : geglu && kWide   ? tma_tensor_map_act_mul(a.w, a.n, a.k)
+                         : tma_tensor_map(a.w, geglu ? 2 * a.n : a.n, a.k,
+                                          static_cast<uint32_t>(geglu || rope_form ? L::kWRows / 2 : L::kWRows));
   const dim3 grid(static_cast<unsigned>(a.n / L::template outputs<kForm>()), static_cast<unsigned>(a.splits));
   const RopeTables rope{a.rope_pos, a.rope_cos, a.rope_sin, a.rope_len, a.rope_cols};
   launch_kernel_smem(kernel, grid, dim3(kThreads), L::kSmemBytes, stream, true, x_map, w_map, a.out,
@@ -376,9 +444,9 @@ void launch_timeline_or_not(const SmallGemmArgs<T>& a, cudaStream_t stream) {
 
 template <class T, SmallGemmForm kForm>
 void launch_form(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  if (!a.wide) {
-    if constexpr (kForm != SmallGemmForm::rope) launch_timeline_or_not<T, kForm, false, 32>(a, stream);
-  } else if (a.m <= 16)
+  if (!a.wide)
+    launch_timeline_or_not<T, kForm, false, 32>(a, stream);
+  else if (a.m <= 16)
     launch_timeline_or_not<T, kForm, true, 16>(a, stream);
   else if (a.m <= 32)
     launch_timeline_or_not<T, kForm, true, 32>(a, stream);
@@ -398,8 +466,7 @@ bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, i
       tma_encode_available();
   const int32_t w_rows = wide ? 64 : 32, n_step = form == SmallGemmForm::geglu ? w_rows / 2 : w_rows;
   return device_ok && m >= 0 && m <= (wide ? kWideMaxM : kNarrowMaxM) && n > 0 && n % n_step == 0 && k > 0 &&
-         k % kBK == 0 && splits >= 1 && splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials) &&
-         (form != SmallGemmForm::rope || wide);
+         k % kBK == 0 && splits >= 1 && splits <= k / kBK && (splits == 1 || form == SmallGemmForm::partials);
 }
 
 template <class T>

@@ -10,11 +10,14 @@
 //             heads: x = T(out) as the plain form rounds it, then for each token t and i < 32
 //             T(x_i c - x_{i+32} s) and T(x_{i+32} c + x_i s) with c, s the tables' entries at
 //             (pos[t] clamped to the table, i) — exactly what launch_rope (and attention's rotation
-//             in its loads) computes from the plain output. Wide layout only: a CTA's 64 W rows are
+//             in its loads) computes from the plain output. Wide layout: a CTA's 64 W rows are
 //             one head's dims, loaded so that dims j and j + 32 land in one thread's accumulators
-//             (tma_tensor_map_row_pairs), which rotates them in registers; its tokens' table entries
-//             are read before the PDL wait. For the encoder's QKV GEMM: q and k leave it rotated
-//             (docs/benchmarks/cuda.md item 134: 1x48 -0.020 ms against the rotation in attention).
+//             (tma_tensor_map_row_pairs); narrow layout: a CTA's 32 W rows are 16 dims of a head and
+//             the 16 dims 32 above them (two boxes), so column blocks c and c + 2 pair up. Either way
+//             the thread rotates its pairs in registers, its tokens' table entries read before the
+//             PDL wait. For the encoder's QKV GEMM: q and k leave it rotated (docs/benchmarks/
+//             cuda.md item 134: 1x48 -0.020 ms against the rotation in attention; item 135: the
+//             narrow layout).
 // Why: cuBLASLt's nvjet kernels do not execute griddepcontrol.wait, so an edge into them cannot be
 // programmatic, and the xmma kernels that do are 2.5-3.5x slower at 48 rows (docs/benchmarks/
 // cuda.md item 54). This kernel requests its first stages' weight boxes before
@@ -86,7 +89,7 @@ struct SmallGemmArgs {
 
 // Whether the kernel runs on the current device (sm_90 built as sm_90a, TMA encoding available) and
 // takes these dimensions: m <= 64 (wide: 128), k a multiple of 64, n a multiple of 32 (geglu: 16;
-// wide: 64 and 32), at most one K range per 64-wide k-tile; the rope form in the wide layout only.
+// wide: 64 and 32), at most one K range per 64-wide k-tile.
 // (A bias is taken by the plain form only: launch_small_gemm checks.)
 bool small_gemm_supported(int32_t m, int32_t n, int32_t k, SmallGemmForm form, int32_t splits = 1, bool wide = false);
 
