@@ -137,35 +137,71 @@ using dev::cp_async_wait;
 using dev::ldmatrix_x4;
 using dev::ldmatrix_x4_trans;
 
+// RoPE of 8 dims of one half (l) with the 8 dims 32 above them (h), exactly like rope_kernel:
+// T(x1*c - x2*s), T(x2*c + x1*s).
+template <class T>
+__device__ __forceinline__ void rotate8(T* l, T* h, const float* cs, const float* sn) {
+  using H = dev::Half16<T>;
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    const float x1 = H::to_float(l[e]), x2 = H::to_float(h[e]);
+    l[e] = H::from_float(__fadd_rn(__fmul_rn(x1, cs[e]), __fmul_rn(-x2, sn[e])));
+    h[e] = H::from_float(__fadd_rn(__fmul_rn(x2, cs[e]), __fmul_rn(x1, sn[e])));
+  }
+}
+
+// The 8 cos and 8 sin entries of dims c*8.. at position pos: 16-byte table reads (tables are
+// 16-byte aligned: checked at launch).
+__device__ __forceinline__ void load_table8(float* cs, float* sn, const float* cos_t, const float* sin_t, int pos, int c) {
+  *reinterpret_cast<float4*>(&cs[0]) = *reinterpret_cast<const float4*>(cos_t + pos * 32 + c * 8);
+  *reinterpret_cast<float4*>(&cs[4]) = *reinterpret_cast<const float4*>(cos_t + pos * 32 + c * 8 + 4);
+  *reinterpret_cast<float4*>(&sn[0]) = *reinterpret_cast<const float4*>(sin_t + pos * 32 + c * 8);
+  *reinterpret_cast<float4*>(&sn[4]) = *reinterpret_cast<const float4*>(sin_t + pos * 32 + c * 8 + 4);
+}
+
 // Loads dims [c*8, c*8+8) and [32+c*8, 32+c*8+8) of one q or k row (c < 4) into shared memory at
-// dst_lo and dst_hi, rotated when cos != nullptr exactly like rope_kernel: T(x1*c - x2*s),
-// T(x2*c + x1*s).
+// dst_lo and dst_hi, rotated (rotate8) when cos != nullptr.
 template <class T>
 __device__ __forceinline__ void load_pair(T* dst_lo, T* dst_hi, const T* src, int c, bool valid, int pos,
                                           const float* cos_t, const float* sin_t) {
-  using H = dev::Half16<T>;
   uint4 lo = make_uint4(0, 0, 0, 0), hi = make_uint4(0, 0, 0, 0);
   if (valid) {
     lo = *reinterpret_cast<const uint4*>(src + c * 8);
     hi = *reinterpret_cast<const uint4*>(src + 32 + c * 8);
     if (cos_t != nullptr) {
-      T* l = reinterpret_cast<T*>(&lo);
-      T* h = reinterpret_cast<T*>(&hi);
-      float cs[8], sn[8];  // 16-byte table reads (tables are 16-byte aligned: checked at launch)
-      *reinterpret_cast<float4*>(&cs[0]) = *reinterpret_cast<const float4*>(cos_t + pos * 32 + c * 8);
-      *reinterpret_cast<float4*>(&cs[4]) = *reinterpret_cast<const float4*>(cos_t + pos * 32 + c * 8 + 4);
-      *reinterpret_cast<float4*>(&sn[0]) = *reinterpret_cast<const float4*>(sin_t + pos * 32 + c * 8);
-      *reinterpret_cast<float4*>(&sn[4]) = *reinterpret_cast<const float4*>(sin_t + pos * 32 + c * 8 + 4);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) {
-        const float x1 = H::to_float(l[e]), x2 = H::to_float(h[e]);
-        l[e] = H::from_float(__fadd_rn(__fmul_rn(x1, cs[e]), __fmul_rn(-x2, sn[e])));
-        h[e] = H::from_float(__fadd_rn(__fmul_rn(x2, cs[e]), __fmul_rn(x1, sn[e])));
-      }
+      float cs[8], sn[8];
+      load_table8(cs, sn, cos_t, sin_t, pos, c);
+      rotate8(reinterpret_cast<T*>(&lo), reinterpret_cast<T*>(&hi), cs, sn);
     }
   }
   *reinterpret_cast<uint4*>(dst_lo) = lo;
   *reinterpret_cast<uint4*>(dst_hi) = hi;
+}
+
+// load_pair in two steps, so that a caller can have the loads of several pairs in flight at once
+// before any of them is used: fetch_pair loads (zeros for an invalid row), put_pair rotates (where
+// the row is valid and there are tables) and stores.
+struct PairData {
+  uint4 lo, hi;
+  float cs[8], sn[8];
+  bool rotate;
+};
+template <class T>
+__device__ __forceinline__ void fetch_pair(PairData& d, const T* src, int c, bool valid, int pos, const float* cos_t,
+                                           const float* sin_t) {
+  d.lo = d.hi = make_uint4(0, 0, 0, 0);
+  d.rotate = valid && cos_t != nullptr;
+  if (valid) {
+    d.lo = *reinterpret_cast<const uint4*>(src + c * 8);
+    d.hi = *reinterpret_cast<const uint4*>(src + 32 + c * 8);
+    if (cos_t != nullptr) load_table8(d.cs, d.sn, cos_t, sin_t, pos, c);
+  }
+}
+template <class T>
+__device__ __forceinline__ void put_pair(T* dst_lo, T* dst_hi, PairData d) {
+  if (d.rotate) rotate8(reinterpret_cast<T*>(&d.lo), reinterpret_cast<T*>(&d.hi), d.cs, d.sn);
+  *reinterpret_cast<uint4*>(dst_lo) = d.lo;
+  *reinterpret_cast<uint4*>(dst_hi) = d.hi;
 }
 
 // kRopeK: K is rotated while it is loaded (through registers; small batches, where each K tile is
@@ -310,7 +346,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   const uint32_t row_bytes = 3u * static_cast<uint32_t>(p.heads) * kD * sizeof(T);
   const char* kbase = reinterpret_cast<const char*>(p.qkv + koff + c8);
   const char* vbase = reinterpret_cast<const char*>(p.qkv + voff + c8);
-  auto stage = [&](int buf, int kb) {
+  // with_k false (kRopeK): V only; the caller loads K.
+  auto stage = [&](int buf, int kb, bool with_k = true) {
 #pragma unroll
     for (int r = 0; r < kRowsPer; ++r) {
       const int j = j0 + r * kRowStep;
@@ -324,6 +361,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
       // instead of one L2 round trip per pair.
 #pragma unroll
       for (int r = 0; r < 64 * 4 / kThreads; ++r) {
+        if (!with_k) break;
         const int i = tid + r * kThreads;
         const int j = i >> 2, c = i & 3;
         const int t = kb + j;
@@ -333,16 +371,56 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
     }
     cp_async_commit();
   };
-  // The first K/V tile is requested before the queries are loaded, so the two overlap.
-  if (glo < ghi) stage(0, glo);
+  // The first K/V tile is requested before the queries are loaded, so the two overlap. With kRopeK
+  // on wgmma the first tile's K (synchronous loads through registers) is fetched together with the
+  // queries, so both arrive in one round trip instead of one after the other (the mma.sync forms
+  // would spill the registers that takes: there the K loads come first). Measured on the H200
+  // (docs/benchmarks/cuda.md item 137): 1x160 -0.012..-0.014 ms, 1x192 -0.007, one row of
+  // 256-512 tokens +-0.004, 4x128 +0.005..+0.008.
+  constexpr bool kJointK = kRopeK && kWg;
+  if (glo < ghi) stage(0, glo, !kJointK);
+  constexpr int kQPairs = (kBQ * 4 + kBlockThreads - 1) / kBlockThreads;
+  if constexpr (kJointK) {
+    constexpr int kKPairs = 64 * 4 / kThreads;
+    PairData kd[kKPairs], qd[kQPairs];
 #pragma unroll
-  for (int k = 0; k < (kBQ * 4 + kBlockThreads - 1) / kBlockThreads; ++k) {  // unrolled like the K loads above
-    const int i = static_cast<int>(threadIdx.x) + k * kBlockThreads;
-    if (kBQ * 4 % kBlockThreads != 0 && i >= kBQ * 4) break;
-    const int r = i >> 2, c = i & 3;
-    const int t = q0 + r;
-    load_pair(&qs[tile_at<kWg>(r, c)], &qs[tile_at<kWg>(r, 4 + c)], p.qkv + t * ld + qoff, c, t < qe,
-              min(t - rs, tmax), p.rope_cos, p.rope_sin);
+    for (int r = 0; r < kKPairs; ++r) {
+      const int i = tid + r * kThreads;
+      const int t = glo + (i >> 2);
+      fetch_pair(kd[r], p.qkv + t * ld + koff, i & 3, glo < ghi && t < hi, min(t - rs, tmax), p.rope_cos, p.rope_sin);
+    }
+#pragma unroll
+    for (int k = 0; k < kQPairs; ++k) {
+      const int i = static_cast<int>(threadIdx.x) + k * kBlockThreads;
+      const int t = q0 + (i >> 2);
+      fetch_pair(qd[k], p.qkv + t * ld + qoff, i & 3, t < qe && i < kBQ * 4, min(t - rs, tmax), p.rope_cos,
+                 p.rope_sin);
+    }
+    if (glo < ghi) {
+#pragma unroll
+      for (int r = 0; r < kKPairs; ++r) {
+        const int i = tid + r * kThreads;
+        const int j = i >> 2, c = i & 3;
+        put_pair(&ks[0][tile_at<kWg>(j, c)], &ks[0][tile_at<kWg>(j, 4 + c)], kd[r]);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kQPairs; ++k) {
+      const int i = static_cast<int>(threadIdx.x) + k * kBlockThreads;
+      if (kBQ * 4 % kBlockThreads != 0 && i >= kBQ * 4) break;
+      const int r = i >> 2, c = i & 3;
+      put_pair(&qs[tile_at<kWg>(r, c)], &qs[tile_at<kWg>(r, 4 + c)], qd[k]);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < kQPairs; ++k) {  // unrolled like the K loads above
+      const int i = static_cast<int>(threadIdx.x) + k * kBlockThreads;
+      if (kBQ * 4 % kBlockThreads != 0 && i >= kBQ * 4) break;
+      const int r = i >> 2, c = i & 3;
+      const int t = q0 + r;
+      load_pair(&qs[tile_at<kWg>(r, c)], &qs[tile_at<kWg>(r, 4 + c)], p.qkv + t * ld + qoff, c, t < qe,
+                min(t - rs, tmax), p.rope_cos, p.rope_sin);
+    }
   }
   const int qa = q0 + warp * 16 + g, qb = qa + 8;  // this thread's two query rows
   // The keys each of them may attend to: [key_lo, key_hi] (every key of the loop is >= lo).
