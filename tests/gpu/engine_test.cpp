@@ -484,6 +484,25 @@ TEST(CudaEngine, RopeInTheQkvGemmLeavesTheAnswersBitwiseUnchanged) {
   }
 }
 
+// Attention one block per SM (LAYA_CUDA_ATTN_ONE_BLOCK=2: every bucket above the small GEMM's; the
+// tiny checkpoint's grids are too small for the default rule) and not at all: the same bits end to
+// end, graph and eager.
+TEST(CudaEngine, AttentionOneBlockPerSmLeavesTheAnswersBitwiseUnchanged) {
+  LAYA_REQUIRE_GPU();
+  if (!attention_wgmma_supported()) GTEST_SKIP() << "the rule is for the wgmma attention (sm_90a): test not run";
+  const char* var = "LAYA_CUDA_ATTN_ONE_BLOCK";
+  auto one = engine_with_env(var, "2"), one_eager = engine_with_env(var, "2", "eager");
+  auto shared = engine_with_env(var, "0");
+  uint32_t seed = 380;
+  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{{2, 100, 128}, {4, 100, 128}, {8, 20, 40}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    ASSERT_GT(b.tokens(), 128) << "above the small GEMM's buckets";
+    const auto on = one->forward(b);
+    expect_same(on, shared->forward(b), fmt::format("one block per SM vs shared SMs, {} tokens", b.tokens()));
+    expect_same(on, one_eager->forward(b), "one block per SM, graph vs eager");
+  }
+}
+
 // Attention's products on mma.sync instead of wgmma (the path of GPUs before Hopper; on sm_90a the
 // engine takes wgmma for every bucket by default): both close to the CPU engine and to each other,
 // graph and eager bitwise identical in each.

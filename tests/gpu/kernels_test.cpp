@@ -176,6 +176,14 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
     launch_attention(p5, nullptr);
     EXPECT_EQ(from16(dout5.down()), got) << "five blocks per SM";
   }
+  if (!simt) {  // one block per SM (padded shared memory): the same bits
+    Dev<E> dout1(static_cast<size_t>(T) * d);
+    AttentionParams<E> p1 = p;
+    p1.out = dout1.get();
+    p1.one_block_per_sm = true;
+    launch_attention(p1, nullptr);
+    EXPECT_EQ(from16(dout1.down()), got) << "one block per SM";
+  }
   std::vector<float> ref(static_cast<size_t>(T) * d);
   cpu::AttentionParams c;
   c.q = qkv.data();
@@ -970,7 +978,7 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmRopeFormEqualsPlainThenRope) {
   const auto [hc, hs] = rope_tables32(160000.0, table_len);
   Dev<float> dc(hc), ds(hs);
   // Both layouts (narrow: up to 64 rows).
-  for (const auto [m, wide] : {std::pair{1, true}, std::pair{16, true}, std::pair{33, true}, std::pair{48, true},
+  for (const auto& [m, wide] : {std::pair{1, true}, std::pair{16, true}, std::pair{33, true}, std::pair{48, true},
                                std::pair{64, true}, std::pair{100, true}, std::pair{128, true}, std::pair{1, false},
                                std::pair{17, false}, std::pair{49, false}, std::pair{64, false}}) {
     for (const int32_t k : {256, 1024}) {

@@ -1,6 +1,7 @@
 #include "backends/cuda/attention.cuh"
 
 #include "backends/cuda/tile.h"
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -698,22 +699,36 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   }
 }
 
+// AttentionParams::one_block_per_sm: dynamic shared memory a block asks for so that two do not
+// fit on one SM of the current device (one more than half its shared memory; within a block's
+// opt-in limit on every GPU the kernels run on).
+size_t one_block_smem_bytes() {
+  static const size_t bytes = [] {
+    int dev = 0, per_sm = 0;
+    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
+    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    return static_cast<size_t>(per_sm) / 2 + 16;
+  }();
+  return bytes;
+}
+
 template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1, bool kWg = false, int kBlocks = 0>
 void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t stream) {
   constexpr size_t smem = attention_smem_bytes<kWarps, kSplit, kWg>();
   auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit, kWg, kBlocks>;
-  if constexpr (smem > 48 * 1024) {
-    // Opt in once per kernel (not a stream operation: allowed while a graph is being captured).
-    static const cudaError_t opted =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-    LAYA_CUDA_CHECK(opted);
-  }
+  // Opt in once per kernel (not a stream operation: allowed while a graph is being captured), to
+  // the one-block padding too where that is larger.
+  static const size_t opt_in = std::max(smem, one_block_smem_bytes());
+  static const cudaError_t opted =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(opt_in));
+  LAYA_CUDA_CHECK(opted);
+  const size_t launch_smem = p.one_block_per_sm ? std::max(smem, one_block_smem_bytes()) : smem;
   if constexpr (kBlocks > 4) {  // five blocks' shared memory needs the largest carveout
     static const cudaError_t carved =
         cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
     LAYA_CUDA_CHECK(carved);
   }
-  launch_kernel_smem(kernel, grid, dim3(32 * kWarps * kSplit), smem, stream, true, p);
+  launch_kernel_smem(kernel, grid, dim3(32 * kWarps * kSplit), launch_smem, stream, true, p);
 }
 
 // The 64-query exp2 kernels: key split 1, 2 or 4; wgmma or mma.sync.
@@ -789,6 +804,8 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
                "attention: wgmma needs the sm_90a kernels, the exp2 form and the tensor-core kernel");
   LAYA_REQUIRE(!p.five_blocks || attention_five_blocks_form(p), ErrorKind::internal,
                "attention: five blocks per SM is the wgmma form without a key split or a K rotation");
+  LAYA_REQUIRE(!p.one_block_per_sm || (!p.five_blocks && !p.simt), ErrorKind::internal,
+               "attention: one block per SM is for the tensor-core kernel without the five-blocks form");
   if (p.tile_capacity == 0) return;
   const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
   if (p.simt) {

@@ -61,6 +61,11 @@ struct AttentionParams {
   // carveout): more blocks in flight to cover each block's blocking q load, for grids of several
   // waves (docs/benchmarks/cuda.md item 42). The same arithmetic: the same bits.
   bool five_blocks = false;
+  // Pads each block's dynamic shared memory past half the SM's, so that one block runs per SM: for
+  // grids with more blocks than SMs whose working blocks (the rest of the tile table exits at once)
+  // fit on the SMs one each, which the block scheduler would otherwise run two to an SM on part of
+  // the GPU (docs/benchmarks/cuda.md item 140). The same arithmetic: the same bits.
+  bool one_block_per_sm = false;
 };
 // Whether p may set five_blocks: the wgmma form with 64-query tiles, no key split, and K not
 // rotated in the kernel (the one form compiled for five blocks per SM).

@@ -160,6 +160,15 @@ constexpr int32_t kAttnWgmmaFromTokens = 1;
 // Measured on the H200, attention per forward (docs/benchmarks/cuda.md item 42): 16x512 -38 us,
 // 8x512 +13 us, 4x464 +67 us (session 8) — it pays only with several waves of blocks.
 constexpr int32_t kAttnFiveBlocksFromTokens = 8192;
+// Buckets above the small GEMM's tokens whose attention grid has more blocks than SMs but whose
+// working blocks (rows of equal length) fit on the SMs one each (and no key split of 4, which runs
+// one block per SM anyway) run it one block per SM (AttentionParams::one_block_per_sm): otherwise
+// the block scheduler puts two working blocks on some SMs while others hold tiles that exit at
+// once. Measured on the H200 (docs/benchmarks/cuda.md item 140, four rounds): 3x128 -0.042 ms,
+// 4x128 -0.045, 7x64 -0.025, 8x64 -0.008; where the working blocks do not fit (5x100, 6x80) it cost
+// +0.041 / +0.052 (a second wave), hence the bound.
+// LAYA_CUDA_ATTN_ONE_BLOCK overrides it: 0 never, 2 every bucket above the small GEMM's (tests).
+constexpr int32_t kAttnOneBlock = 1;
 // Buckets of at least this many tokens run the last decision layer after its attention only on the
 // rows the heads read (each row's first token and the markers: prunes_last_decision_layer);
 // LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits). Measured on the
@@ -376,6 +385,7 @@ class CudaBackendImpl final : public CudaEngine {
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
+  int32_t attn_one_block_ = kAttnOneBlock;  // attention one block per SM: 0 never, 1 the rule, 2 above small buckets
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
@@ -558,6 +568,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     attn_wgmma_from_ =
         attention_wgmma_supported() ? std::max(0, env_int("LAYA_CUDA_ATTN_WGMMA_FROM", kAttnWgmmaFromTokens)) : 0;
     attn_five_from_ = std::max(0, env_int("LAYA_CUDA_ATTN_FIVE_BLOCKS_FROM", kAttnFiveBlocksFromTokens));
+    attn_one_block_ = std::clamp(env_int("LAYA_CUDA_ATTN_ONE_BLOCK", kAttnOneBlock), 0, 2);
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -809,6 +820,15 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   ap.key_split = attention_key_split(b, dims_.heads, sms_, dims_.max_row_len, attn_split_max_);
   ap.zero_row = zero_tail_ ? b.rows : -1;  // the padding tail row's slot (staging.h)
   ap.wgmma = attn_wgmma_from_ > 0 && T >= attn_wgmma_from_;
+  // One attention block per SM (kAttnOneBlock; the wgmma form, where it was measured): where the
+  // grid has more blocks than SMs but the working ones — the query tiles of rows of equal length,
+  // the rest of the tile table exits at once — fit on the SMs one each.
+  const int64_t grid_blocks = int64_t{ap.tile_capacity} * dims_.heads;
+  const int64_t working_blocks = int64_t{b.rows} * ((T / b.rows + 63) / 64) * dims_.heads;
+  const bool one_block_bucket = ap.wgmma && T > small_gemm_max_m_;
+  ap.one_block_per_sm =
+      one_block_bucket && (attn_one_block_ == 2 || (attn_one_block_ == 1 && ap.key_split < 4 && grid_blocks > sms_ &&
+                                                    working_blocks <= sms_));
   // The RoPE rows are sent to L2 while the kernel before attention finishes: only where that kernel
   // is an own GEMM that lets attention launch early (small buckets; cuBLASLt's kernels do not,
   // docs/benchmarks/cuda.md item 110, and unhidden the prefetches cost, item 106).
@@ -858,6 +878,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     }
     AttentionParams<Elem> lp = ap;
     lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && attention_five_blocks_form(ap);
+    lp.one_block_per_sm = ap.one_block_per_sm && !lp.five_blocks;
     launch_attention(lp, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
     // (or split-K partials) that the add+LN after them adds.

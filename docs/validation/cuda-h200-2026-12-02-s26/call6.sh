@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Session 26 call 6: attention one block per SM where the working blocks fit on the SMs one each (item
+# 140, the refined rule; LAYA_CUDA_ATTN_ONE_BLOCK=0 as the base), its tests.
+set -u
+export OUT=${OUT:-/tmp/out}
+R=.gpu/run.sh
+mkdir -p $OUT
+timeout 150 $R test_gpu --gtest_filter=*Attention*:CudaEngine.* > $OUT/tests.log 2>&1; echo "test_gpu rc=$? ($SECONDS s)" >> $OUT/summary.txt
+grep -E "^\[==========\]|^\[  (PASSED|FAILED) |FAILED" $OUT/tests.log >> $OUT/summary.txt
+LAYA_VARIANTS="off:LAYA_CUDA_ATTN_ONE_BLOCK=0 rule:LAYA_X=0" \
+LAYA_BENCH_SHAPES=1x48,1x512,3x128,4x128,7x64,8x64,5x100,6x80 LAYA_BENCH_ROUNDS=4 LAYA_BENCH_ITERS=40 \
+  OUT=$OUT/a timeout 300 bash .gpu/run_env_variants.sh > /dev/null 2>&1
+echo "A rc=$? ($SECONDS s)" >> $OUT/summary.txt
+grep -v "^== .* round" $OUT/a/summary.txt >> $OUT/summary.txt; mv $OUT/a/bench.jsonl $OUT/bench.jsonl; rm -rf $OUT/a
