@@ -444,6 +444,23 @@ TEST(CudaEngine, FusedGegluPathMatchesCpuAndUnfusedPaths) {
   EXPECT_TRUE(st.all_ok);
 }
 
+// For a switch that must leave every answer as it is: `on` (graph) against `off` and against `on`
+// eager, bitwise, on random batches of `shapes` (rows, shortest, longest row); `in_range` tells that
+// a batch's token count is one the switch acts on.
+using Shapes = std::vector<std::tuple<int32_t, int32_t, int32_t>>;
+void expect_same_bits(CudaEngine& on, CudaEngine& on_eager, CudaEngine& off, uint32_t seed, const Shapes& shapes,
+                      bool (*in_range)(int64_t tokens), const char* what) {
+  for (auto [rows, lo, hi] : shapes) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    ASSERT_TRUE(in_range(b.tokens())) << what << ": " << b.tokens() << " tokens, not where the switch acts";
+    const auto want = on.forward(b);
+    expect_same(want, off.forward(b), fmt::format("{}: on vs off, {} tokens", what, b.tokens()));
+    expect_same(want, on_eager.forward(b), fmt::format("{}: on, graph vs eager", what));
+  }
+}
+bool above_small_buckets(int64_t tokens) { return tokens > 128; }
+bool small_buckets(int64_t tokens) { return tokens <= 128; }
+
 // The GeGLU pass (buckets of 129-1,279 tokens, after the cuBLASLt MLP input GEMM) with its GELU from
 // the bf16 table and computed (LAYA_CUDA_GELU_TABLE=0): the same bits end to end, graph and eager.
 TEST(CudaEngine, GeluTableLeavesTheAnswersBitwiseUnchanged) {
@@ -452,14 +469,8 @@ TEST(CudaEngine, GeluTableLeavesTheAnswersBitwiseUnchanged) {
   auto table = engine_with_env(var, "1"), table_eager = engine_with_env(var, "1", "eager");
   auto computed = engine_with_env(var, "0");
   ASSERT_EQ(table->info().precision, "bf16");
-  uint32_t seed = 300;
-  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{{2, 100, 128}, {3, 50, 70}, {6, 60, 120}}) {
-    const auto b = batch_of(seed++, rows, lo, hi);
-    ASSERT_GT(b.tokens(), 128) << "the GeGLU pass runs above the small GEMM's 128 tokens";
-    const auto on = table->forward(b);
-    expect_same(on, computed->forward(b), fmt::format("table vs computed, {} tokens", b.tokens()));
-    expect_same(on, table_eager->forward(b), "table, graph vs eager");
-  }
+  expect_same_bits(*table, *table_eager, *computed, 300, {{2, 100, 128}, {3, 50, 70}, {6, 60, 120}},
+                   above_small_buckets, "GELU by table");
 }
 
 // RoPE in the small GEMM's QKV epilogue (the default up to 128 tokens: wide layout up to 48 and
@@ -472,16 +483,9 @@ TEST(CudaEngine, RopeInTheQkvGemmLeavesTheAnswersBitwiseUnchanged) {
   const char* var = "LAYA_CUDA_ROPE_IN_GEMM";
   auto fused = engine_with_env(var, "1"), fused_eager = engine_with_env(var, "1", "eager");
   auto in_attention = engine_with_env(var, "0");
-  uint32_t seed = 320;
-  const std::vector<std::tuple<int32_t, int32_t, int32_t>> shapes = {{1, 1, 1},   {1, 30, 48}, {2, 20, 30},
-                                                                     {1, 60, 64}, {3, 30, 40}, {2, 50, 64}};
-  for (auto [rows, lo, hi] : shapes) {
-    const auto b = batch_of(seed++, rows, lo, hi);
-    ASSERT_LE(b.tokens(), 128) << "the small buckets";
-    const auto on = fused->forward(b);
-    expect_same(on, in_attention->forward(b), fmt::format("in the GEMM vs in attention, {} tokens", b.tokens()));
-    expect_same(on, fused_eager->forward(b), "in the GEMM, graph vs eager");
-  }
+  expect_same_bits(*fused, *fused_eager, *in_attention, 320,
+                   {{1, 1, 1}, {1, 30, 48}, {2, 20, 30}, {1, 60, 64}, {3, 30, 40}, {2, 50, 64}}, small_buckets,
+                   "RoPE in the QKV GEMM");
 }
 
 // Attention one block per SM (LAYA_CUDA_ATTN_ONE_BLOCK=2: every bucket above the small GEMM's; the
@@ -493,14 +497,8 @@ TEST(CudaEngine, AttentionOneBlockPerSmLeavesTheAnswersBitwiseUnchanged) {
   const char* var = "LAYA_CUDA_ATTN_ONE_BLOCK";
   auto one = engine_with_env(var, "2"), one_eager = engine_with_env(var, "2", "eager");
   auto shared = engine_with_env(var, "0");
-  uint32_t seed = 380;
-  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{{2, 100, 128}, {4, 100, 128}, {8, 20, 40}}) {
-    const auto b = batch_of(seed++, rows, lo, hi);
-    ASSERT_GT(b.tokens(), 128) << "above the small GEMM's buckets";
-    const auto on = one->forward(b);
-    expect_same(on, shared->forward(b), fmt::format("one block per SM vs shared SMs, {} tokens", b.tokens()));
-    expect_same(on, one_eager->forward(b), "one block per SM, graph vs eager");
-  }
+  expect_same_bits(*one, *one_eager, *shared, 380, {{2, 100, 128}, {4, 100, 128}, {8, 20, 40}}, above_small_buckets,
+                   "one attention block per SM");
 }
 
 // Attention's products on mma.sync instead of wgmma (the path of GPUs before Hopper; on sm_90a the

@@ -168,22 +168,18 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
   p.wgmma = wgmma;
   launch_attention(p, nullptr);
   const auto got = from16(dout.down());
-  if (wgmma && key_split == 1 && tile == kAttnTile) {  // five blocks per SM: other registers, the same bits
-    Dev<E> dout5(static_cast<size_t>(T) * d);
-    AttentionParams<E> p5 = p;
-    p5.out = dout5.get();
-    p5.five_blocks = true;
-    launch_attention(p5, nullptr);
-    EXPECT_EQ(from16(dout5.down()), got) << "five blocks per SM";
-  }
-  if (!simt) {  // one block per SM (padded shared memory): the same bits
-    Dev<E> dout1(static_cast<size_t>(T) * d);
-    AttentionParams<E> p1 = p;
-    p1.out = dout1.get();
-    p1.one_block_per_sm = true;
-    launch_attention(p1, nullptr);
-    EXPECT_EQ(from16(dout1.down()), got) << "one block per SM";
-  }
+  // Launch forms that change how blocks occupy an SM, not the arithmetic: the same bits.
+  auto expect_same_with = [&](bool AttentionParams<E>::*form, const char* what) {
+    Dev<E> other(static_cast<size_t>(T) * d);
+    AttentionParams<E> po = p;
+    po.out = other.get();
+    po.*form = true;
+    launch_attention(po, nullptr);
+    EXPECT_EQ(from16(other.down()), got) << what;
+  };
+  if (wgmma && key_split == 1 && tile == kAttnTile)
+    expect_same_with(&AttentionParams<E>::five_blocks, "five blocks per SM (other registers)");
+  if (!simt) expect_same_with(&AttentionParams<E>::one_block_per_sm, "one block per SM (padded shared memory)");
   std::vector<float> ref(static_cast<size_t>(T) * d);
   cpu::AttentionParams c;
   c.q = qkv.data();

@@ -839,7 +839,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
-    // RoPE: where the QKV GEMM runs the small GEMM's wide layout, it rotates q and k in its
+    // RoPE: where the QKV GEMM runs on the small GEMM (either layout), it rotates q and k in its
     // epilogue (the rope form, kRopeInQkvGemm). Elsewhere q is rotated inside the attention
     // kernel's loads, k too up to kRotateKOnceTokens tokens (each K tile is read by few query tiles
     // there: fusing saves a launch); above, a K tile may be read by many query tiles, so k is
