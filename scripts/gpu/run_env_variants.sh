@@ -49,7 +49,7 @@ by = collections.defaultdict(list)
 for r in rows:
     if "p50_ms" in r:
         by[(r["impl"], r["shape"])].append(r["p50_ms"])
-shapes = sorted({s for _, s in by}, key=lambda s: [int(x) for x in s.split("x")])
+shapes = sorted({s for _, s in by}, key=lambda s: [int(x) for x in s.replace("+", "x").split("x")])
 print("%-8s" % "shape" + "".join("%20s" % i for i in impls) + "   (host p50 ms, mean of rounds; variant - first)")
 for s in shapes:
     base = by.get((impls[0], s))

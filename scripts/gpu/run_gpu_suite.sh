@@ -80,7 +80,7 @@ by = collections.defaultdict(list)
 for r in rows:
     if "shape" in r and "p50_ms" in r:
         by[(r.get("impl", "?"), r["shape"])].append(r)
-shapes = sorted({s for _, s in by}, key=lambda s: [int(x) for x in s.split("x")])
+shapes = sorted({s for _, s in by}, key=lambda s: [int(x) for x in s.replace("+", "x").split("x")])
 print("%-8s %-13s %9s %9s %11s %11s" % ("shape", "impl", "p50 ms", "p95 ms", "dev p50", "dev p95"))
 for s in shapes:
     for impl in ("ours-eager", "ours-graph", "official"):

@@ -4,16 +4,17 @@
 //                     [--shapes 1x48,4x64,1x464,4x464,16x512] [--warmup N] [--iters N] [--json]
 //
 // A shape RxT is one batch of R question rows of T tokens each ([CLS], a few option markers, filler
-// tokens, [SEP]; qtypes cycle choice/score/noul). Warm-up iterations are run and discarded, then
-// every measured forward is timed on the host around the whole Backend::forward call, with the
-// backend's device timing off, as `serve` runs it; where the backend has a device clock, as many
-// forwards again with device timing on give Backend::last_device_ms() (the device samples). Never
-// asserts on time.
+// tokens, [SEP]; qtypes cycle choice/score/noul); T1+T2+... is one batch of rows of those lengths.
+// Warm-up iterations are run and discarded, then every measured forward is timed on the host
+// around the whole Backend::forward call, with the backend's device timing off, as `serve` runs
+// it; where the backend has a device clock, as many forwards again with device timing on give
+// Backend::last_device_ms() (the device samples). Never asserts on time.
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -31,9 +32,25 @@
 namespace laya::cli {
 namespace {
 
+// One batch: its rows' token counts and its name as given ("4x464", or "300+40+40" for rows of
+// unequal lengths, as batching across requests forms them).
 struct Shape {
-  int32_t rows = 1, tokens = 48;
+  std::vector<int32_t> lengths;
+  std::string name;
 };
+
+int32_t parse_count(const std::string& text, const std::string& item) {
+  size_t used = 0;
+  int32_t v = 0;
+  try {
+    v = std::stoi(text, &used);
+  } catch (const std::logic_error&) {
+    used = 0;
+  }
+  LAYA_REQUIRE(used == text.size() && !text.empty(), ErrorKind::bad_request,
+               "shape '{}': expected ROWSxTOKENS (e.g. 4x464) or TOKENS+TOKENS+... (e.g. 300+40+40)", item);
+  return v;
+}
 
 std::vector<Shape> parse_shapes(const std::string& text) {
   std::vector<Shape> out;
@@ -41,17 +58,19 @@ std::vector<Shape> parse_shapes(const std::string& text) {
   std::string item;
   while (std::getline(ss, item, ',')) {
     if (item.empty()) continue;
-    const auto x = item.find('x');
-    Shape s;
-    try {
-      LAYA_REQUIRE(x != std::string::npos, ErrorKind::bad_request, "shape '{}': expected ROWSxTOKENS", item);
-      s.rows = std::stoi(item.substr(0, x));
-      s.tokens = std::stoi(item.substr(x + 1));
-    } catch (const std::logic_error&) {
-      LAYA_FAIL(ErrorKind::bad_request, "shape '{}': expected ROWSxTOKENS, e.g. 4x464", item);
+    Shape s{{}, item};
+    if (const auto x = item.find('x'); x != std::string::npos) {
+      const int32_t rows = parse_count(item.substr(0, x), item), tokens = parse_count(item.substr(x + 1), item);
+      LAYA_REQUIRE(rows >= 1 && rows <= 65536, ErrorKind::bad_request, "shape '{}': need 1..65536 rows", item);
+      s.lengths.assign(static_cast<size_t>(rows), tokens);
+    } else {
+      std::stringstream parts(item + '+');  // "8+" must end in an empty (refused) length
+      std::string len;
+      while (std::getline(parts, len, '+')) s.lengths.push_back(parse_count(len, item));
     }
-    LAYA_REQUIRE(s.rows >= 1 && s.tokens >= 2, ErrorKind::bad_request, "shape '{}': need >= 1 row of >= 2 tokens", item);
-    out.push_back(s);
+    for (const int32_t t : s.lengths)
+      LAYA_REQUIRE(t >= 2, ErrorKind::bad_request, "shape '{}': every row needs >= 2 tokens", item);
+    out.push_back(std::move(s));
   }
   LAYA_REQUIRE(!out.empty(), ErrorKind::bad_request, "--shapes: no shape given");
   return out;
@@ -63,15 +82,16 @@ engine::Batch synthetic_batch(const Shape& s, const LoadedModel& m, uint32_t see
   const int32_t lo = std::min(vocab - 1, 100);
   std::uniform_int_distribution<int32_t> tok(lo, std::max(lo, std::min(vocab - 1, 20000)));
   engine::Batch b;
-  for (int32_t r = 0; r < s.rows; ++r) {
-    std::vector<int32_t> ids(static_cast<size_t>(s.tokens));
+  for (int32_t r = 0; r < static_cast<int32_t>(s.lengths.size()); ++r) {
+    const int32_t tokens = s.lengths[static_cast<size_t>(r)];
+    std::vector<int32_t> ids(static_cast<size_t>(tokens));
     for (auto& id : ids) id = tok(rng);
     ids.front() = m.special.cls_id >= 0 ? m.special.cls_id : ids.front();
     ids.back() = m.special.sep_id >= 0 ? m.special.sep_id : ids.back();
-    const int32_t n_opts = std::clamp(2 + r % 4, 1, std::max(1, s.tokens - 2));
+    const int32_t n_opts = std::clamp(2 + r % 4, 1, std::max(1, tokens - 2));
     std::vector<int32_t> markers;
     for (int32_t k = 0; k < n_opts; ++k) {
-      const int32_t pos = std::min(s.tokens - 1, 10 + 4 * k);
+      const int32_t pos = std::min(tokens - 1, 10 + 4 * k);
       markers.push_back(pos);
       if (m.special.mask_id >= 0) ids[static_cast<size_t>(pos)] = m.special.mask_id;
     }
@@ -111,7 +131,10 @@ int run_bench(const BenchArgs& a) {
                "mean ms", "req/s", "tokens/s", "device p50");
   }
   for (const auto& s : parse_shapes(a.shapes)) {
-    const auto batch = synthetic_batch(s, m, 1234u + static_cast<uint32_t>(s.rows * 7919 + s.tokens));
+    const int32_t rows = static_cast<int32_t>(s.lengths.size());
+    int32_t tokens = 0;
+    for (const int32_t t : s.lengths) tokens += t;
+    const auto batch = synthetic_batch(s, m, 1234u + static_cast<uint32_t>(rows * 7919 + tokens));
     for (int i = 0; i < a.warmup; ++i) (void)m.backend->forward(batch);
     std::vector<double> host, device;
     for (int i = 0; i < a.iters; ++i) {
@@ -133,14 +156,19 @@ int run_bench(const BenchArgs& a) {
     mean /= static_cast<double>(std::max<size_t>(1, host.size()));
     const double p50 = percentile(host, 0.5), p95 = percentile(host, 0.95);
     const double rps = mean > 0 ? 1000.0 / mean : 0.0;
-    const double tps = rps * s.rows * s.tokens;
-    const std::string name = fmt::format("{}x{}", s.rows, s.tokens);
+    const double tps = rps * tokens;
+    const std::string& name = s.name;
     if (a.json) {
-      nlohmann::json j{{"shape", name},        {"rows", s.rows},         {"tokens", s.tokens},
+      nlohmann::json j{{"shape", name},        {"rows", rows},           {"total_tokens", tokens},
                        {"backend", info.backend}, {"device", info.device}, {"precision", info.precision},
                        {"warmup", a.warmup},   {"iters", a.iters},       {"p50_ms", p50},
                        {"p95_ms", p95},        {"mean_ms", mean},        {"requests_per_s", rps},
                        {"tokens_per_s", tps},  {"samples_ms", host}};
+      // "tokens": a row's tokens where the rows are equal (as the official harness reports it).
+      if (std::adjacent_find(s.lengths.begin(), s.lengths.end(), std::not_equal_to<>()) == s.lengths.end())
+        j["tokens"] = s.lengths.front();
+      else
+        j["lengths"] = s.lengths;
       if (!device.empty()) {
         j["device_p50_ms"] = percentile(device, 0.5);
         j["device_p95_ms"] = percentile(device, 0.95);
@@ -173,7 +201,7 @@ Registration reg("bench", "Time the forward pass on synthetic rows of given shap
   sub.add_option("--backend", a->backend.backend, "cpu | cuda")->capture_default_str();
   sub.add_option("--device", a->backend.device, "GPU index (cuda)")->capture_default_str();
   sub.add_option("--threads", a->backend.threads, "CPU threads (0 = all cores)")->capture_default_str();
-  sub.add_option("--shapes", a->shapes, "comma-separated ROWSxTOKENS")->capture_default_str();
+  sub.add_option("--shapes", a->shapes, "comma-separated ROWSxTOKENS or TOKENS+TOKENS+... (rows of unequal lengths)")->capture_default_str();
   sub.add_option("--warmup", a->warmup, "discarded iterations per shape")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub.add_option("--iters", a->iters, "measured iterations per shape")->capture_default_str()->check(CLI::PositiveNumber);
   sub.add_flag("--json", a->json, "one JSON object per shape");

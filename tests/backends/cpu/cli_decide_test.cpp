@@ -96,16 +96,26 @@ TEST_F(CliDecide, DumpsIntermediatesPerLine) {
 }
 
 TEST_F(CliDecide, BenchPrintsOneJsonObjectPerShape) {
-  const auto r = run("'" + bin_ + "' bench --model '" + (dir_ / "m").string() + "' --shapes 1x8,2x16 --warmup 0 --iters 2 --json");
+  const auto r =
+      run("'" + bin_ + "' bench --model '" + (dir_ / "m").string() + "' --shapes 1x8,2x16,20+5+9 --warmup 0 --iters 2 --json");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto out = lines(r.out);
-  ASSERT_EQ(out.size(), 3u) << r.out;
+  ASSERT_EQ(out.size(), 4u) << r.out;
   const auto a = nlohmann::json::parse(out[0]);
   EXPECT_EQ(a.at("shape"), "1x8");
   EXPECT_EQ(a.at("samples_ms").size(), 2u);
   EXPECT_EQ(nlohmann::json::parse(out[1]).at("rows"), 2);
-  EXPECT_TRUE(nlohmann::json::parse(out[2]).contains("peak_rss_mb"));
-  EXPECT_NE(run("'" + bin_ + "' bench --model '" + (dir_ / "m").string() + "' --shapes 3y4").status, 0);
+  EXPECT_EQ(nlohmann::json::parse(out[1]).at("tokens"), 16);
+  EXPECT_EQ(nlohmann::json::parse(out[1]).at("total_tokens"), 32);
+  const auto mixed = nlohmann::json::parse(out[2]);  // rows of unequal lengths
+  EXPECT_EQ(mixed.at("shape"), "20+5+9");
+  EXPECT_EQ(mixed.at("rows"), 3);
+  EXPECT_EQ(mixed.at("total_tokens"), 34);
+  EXPECT_EQ(mixed.at("lengths"), nlohmann::json({20, 5, 9}));
+  EXPECT_TRUE(nlohmann::json::parse(out[3]).contains("peak_rss_mb"));
+  for (const char* bad : {"3y4", "2x", "x8", "2x8x", "8+", "+8", "8+1", "8++4", "0x8", "2x1"})
+    EXPECT_NE(run("'" + bin_ + "' bench --model '" + (dir_ / "m").string() + "' --shapes " + bad + " --iters 1").status, 0)
+        << bad;
   EXPECT_NE(run("'" + bin_ + "' decide --model '" + (dir_ / "m").string() + "' --backend tpu < /dev/null").status, 0);
 }
 
