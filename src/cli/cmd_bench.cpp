@@ -39,6 +39,8 @@ struct Shape {
   std::string name;
 };
 
+constexpr int64_t kMaxBenchTokens = int64_t{1} << 24;
+
 int32_t parse_count(const std::string& text, const std::string& item) {
   size_t used = 0;
   int32_t v = 0;
@@ -68,8 +70,14 @@ std::vector<Shape> parse_shapes(const std::string& text) {
       std::string len;
       while (std::getline(parts, len, '+')) s.lengths.push_back(parse_count(len, item));
     }
-    for (const int32_t t : s.lengths)
+    int64_t total = 0;
+    for (const int32_t t : s.lengths) {
       LAYA_REQUIRE(t >= 2, ErrorKind::bad_request, "shape '{}': every row needs >= 2 tokens", item);
+      total += t;
+    }
+    // A bound on what the synthetic batch allocates; the backend refuses what it cannot take.
+    LAYA_REQUIRE(total <= kMaxBenchTokens, ErrorKind::bad_request, "shape '{}': {} tokens (at most {})", item, total,
+                 kMaxBenchTokens);
     out.push_back(std::move(s));
   }
   LAYA_REQUIRE(!out.empty(), ErrorKind::bad_request, "--shapes: no shape given");
@@ -132,9 +140,13 @@ int run_bench(const BenchArgs& a) {
   }
   for (const auto& s : parse_shapes(a.shapes)) {
     const int32_t rows = static_cast<int32_t>(s.lengths.size());
-    int32_t tokens = 0;
+    int32_t tokens = 0;  // at most kMaxBenchTokens
     for (const int32_t t : s.lengths) tokens += t;
-    const auto batch = synthetic_batch(s, m, 1234u + static_cast<uint32_t>(rows * 7919 + tokens));
+    const bool equal_rows =
+        std::adjacent_find(s.lengths.begin(), s.lengths.end(), std::not_equal_to<>()) == s.lengths.end();
+    // The seed of earlier sessions' RxT batches (rows and a row's tokens), so their numbers compare.
+    const int32_t seed_tokens = equal_rows ? s.lengths.front() : tokens;
+    const auto batch = synthetic_batch(s, m, 1234u + static_cast<uint32_t>(rows * 7919 + seed_tokens));
     for (int i = 0; i < a.warmup; ++i) (void)m.backend->forward(batch);
     std::vector<double> host, device;
     for (int i = 0; i < a.iters; ++i) {
@@ -165,7 +177,7 @@ int run_bench(const BenchArgs& a) {
                        {"p95_ms", p95},        {"mean_ms", mean},        {"requests_per_s", rps},
                        {"tokens_per_s", tps},  {"samples_ms", host}};
       // "tokens": a row's tokens where the rows are equal (as the official harness reports it).
-      if (std::adjacent_find(s.lengths.begin(), s.lengths.end(), std::not_equal_to<>()) == s.lengths.end())
+      if (equal_rows)
         j["tokens"] = s.lengths.front();
       else
         j["lengths"] = s.lengths;

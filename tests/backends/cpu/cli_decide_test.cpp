@@ -113,7 +113,7 @@ TEST_F(CliDecide, BenchPrintsOneJsonObjectPerShape) {
   EXPECT_EQ(mixed.at("total_tokens"), 34);
   EXPECT_EQ(mixed.at("lengths"), nlohmann::json({20, 5, 9}));
   EXPECT_TRUE(nlohmann::json::parse(out[3]).contains("peak_rss_mb"));
-  for (const char* bad : {"3y4", "2x", "x8", "2x8x", "8+", "+8", "8+1", "8++4", "0x8", "2x1"})
+  for (const char* bad : {"3y4", "2x", "x8", "2x8x", "8+", "+8", "8+1", "8++4", "0x8", "2x1", "65536x512", "9999999999x2"})
     EXPECT_NE(run("'" + bin_ + "' bench --model '" + (dir_ / "m").string() + "' --shapes " + bad + " --iters 1").status, 0)
         << bad;
   EXPECT_NE(run("'" + bin_ + "' decide --model '" + (dir_ / "m").string() + "' --backend tpu < /dev/null").status, 0);
