@@ -32,14 +32,15 @@
 namespace laya::cli {
 namespace {
 
+constexpr int64_t kMaxBenchTokens = int64_t{1} << 24;  // a bound on what a synthetic batch allocates
+
 // One batch: its rows' token counts and its name as given ("4x464", or "300+40+40" for rows of
 // unequal lengths, as batching across requests forms them).
 struct Shape {
   std::vector<int32_t> lengths;
   std::string name;
+  int32_t tokens = 0;  // all rows', at most kMaxBenchTokens
 };
-
-constexpr int64_t kMaxBenchTokens = int64_t{1} << 24;
 
 int32_t parse_count(const std::string& text, const std::string& item) {
   size_t used = 0;
@@ -60,7 +61,7 @@ std::vector<Shape> parse_shapes(const std::string& text) {
   std::string item;
   while (std::getline(ss, item, ',')) {
     if (item.empty()) continue;
-    Shape s{{}, item};
+    Shape s{{}, item, 0};
     if (const auto x = item.find('x'); x != std::string::npos) {
       const int32_t rows = parse_count(item.substr(0, x), item), tokens = parse_count(item.substr(x + 1), item);
       LAYA_REQUIRE(rows >= 1 && rows <= 65536, ErrorKind::bad_request, "shape '{}': need 1..65536 rows", item);
@@ -75,9 +76,10 @@ std::vector<Shape> parse_shapes(const std::string& text) {
       LAYA_REQUIRE(t >= 2, ErrorKind::bad_request, "shape '{}': every row needs >= 2 tokens", item);
       total += t;
     }
-    // A bound on what the synthetic batch allocates; the backend refuses what it cannot take.
+    // The backend refuses what it cannot take; this bounds what the synthetic batch allocates.
     LAYA_REQUIRE(total <= kMaxBenchTokens, ErrorKind::bad_request, "shape '{}': {} tokens (at most {})", item, total,
                  kMaxBenchTokens);
+    s.tokens = static_cast<int32_t>(total);
     out.push_back(std::move(s));
   }
   LAYA_REQUIRE(!out.empty(), ErrorKind::bad_request, "--shapes: no shape given");
@@ -140,8 +142,7 @@ int run_bench(const BenchArgs& a) {
   }
   for (const auto& s : parse_shapes(a.shapes)) {
     const int32_t rows = static_cast<int32_t>(s.lengths.size());
-    int32_t tokens = 0;  // at most kMaxBenchTokens
-    for (const int32_t t : s.lengths) tokens += t;
+    const int32_t tokens = s.tokens;
     const bool equal_rows =
         std::adjacent_find(s.lengths.begin(), s.lengths.end(), std::not_equal_to<>()) == s.lengths.end();
     // The seed of earlier sessions' RxT batches (rows and a row's tokens), so their numbers compare.
