@@ -473,6 +473,20 @@ TEST(CudaEngine, GeluTableLeavesTheAnswersBitwiseUnchanged) {
                    above_small_buckets, "GELU by table");
 }
 
+// The GeGLU pass's L2 prefetches of the next kernels' constants (LAYA_CUDA_GEGLU_PREFETCH, every
+// span, eight k-tiles asked for: more than the tiny checkpoint's K = 128 rows hold) and none:
+// hints only, the same bits end to end, graph and eager.
+TEST(CudaEngine, GegluPrefetchLeavesTheAnswersBitwiseUnchanged) {
+  LAYA_REQUIRE_GPU();
+  setenv("LAYA_CUDA_GEGLU_PREFETCH_KTILES", "8", 1);
+  const char* var = "LAYA_CUDA_GEGLU_PREFETCH";
+  auto on = engine_with_env(var, "127"), on_eager = engine_with_env(var, "127", "eager");
+  unsetenv("LAYA_CUDA_GEGLU_PREFETCH_KTILES");
+  auto off = engine_with_env(var, "0");
+  expect_same_bits(*on, *on_eager, *off, 410, {{2, 100, 128}, {3, 50, 70}, {6, 60, 120}}, above_small_buckets,
+                   "GeGLU pass L2 prefetch");
+}
+
 // RoPE in the small GEMM's QKV epilogue (the default up to 128 tokens: wide layout up to 48 and
 // 65-128 tokens, narrow 49-64) and in attention's loads (LAYA_CUDA_ROPE_IN_GEMM=0): the same bits
 // end to end, graph and eager.

@@ -563,6 +563,15 @@ TYPED_TEST(CudaKernelsTyped, GegluAndGeluMatchReference) {
   std::vector<float> ref(static_cast<size_t>(rows) * inter);
   cpu::geglu(up.data(), rows, inter, ref.data());
   expect_close(from16(dout.down()), ref, "geglu");
+  // With an L2 prefetch plan (sent by the 56 threads a row past the last column: 1,288 threads for
+  // its 1,932 lines, some two each): the same bits.
+  const auto plain = dout.down();
+  L2Prefetch ahead;
+  ASSERT_TRUE(ahead.add(du.get(), rows, 2, int64_t{2} * inter * 2));  // 23 rows' first 256 bytes
+  ASSERT_TRUE(ahead.add_bytes(du.get(), static_cast<int64_t>(rows) * 2 * inter * 2));  // the whole input
+  dout.poison();
+  launch_geglu(GegluParams<TypeParam>{du.get(), dout.get(), rows, inter}, nullptr, ahead);
+  EXPECT_EQ(std::memcmp(plain.data(), dout.down().data(), plain.size() * 2), 0) << "geglu with an L2 prefetch plan";
   auto g = round16<TypeParam>(randn(rng, 1000, 3.f));
   Dev<TypeParam> dg(to16<TypeParam>(g));
   launch_gelu(GeluParams<TypeParam>{dg.get(), 1000}, nullptr);
@@ -1337,6 +1346,17 @@ TEST(CudaKernels, LaunchersRejectBadShapes) {
   EXPECT_THROW(launch_add_ln(a, nullptr), Error);
   GegluParams<__half> g;
   EXPECT_THROW(launch_geglu(g, nullptr), Error);
+  GegluParams<__half> one_row;  // valid; the prefetch plans below are not (refused before any launch)
+  one_row.up = one_row.out = reinterpret_cast<__half*>(uintptr_t{256});
+  one_row.rows = 1;
+  one_row.inter = 8;
+  L2Prefetch ahead;
+  ahead.add(one_row.up, 2, 2, 256);
+  ahead.spans[0].stride = 128;  // rows overlap: two lines a row, one line apart
+  EXPECT_THROW(launch_geglu(one_row, nullptr, ahead), Error) << "a span's rows overlap";
+  ahead.spans[0].stride = 256;
+  ahead.end[0] = 5;
+  EXPECT_THROW(launch_geglu(one_row, nullptr, ahead), Error) << "a plan whose line count is off";
 }
 
 }  // namespace

@@ -15,12 +15,19 @@ namespace {
 // token (blockIdx.y), so no thread divides to find its row. kLut (bf16): T(gelu(a)) from the table
 // where it holds a — all eight lookups issued before any is used, the computed form a branch taken
 // rarely (|a| outside [2^-16, 16)), as in the fused GeGLU GEMM's epilogue.
+// The threads past the last column send `ahead` to L2 and leave, before the PDL wait (constants).
 template <class T, bool kLut>
-__global__ void geglu_kernel(GegluParams<T> p) {
+__global__ void geglu_kernel(GegluParams<T> p, const __grid_constant__ L2Prefetch ahead) {
   using H = dev::Half16<T>;
+  const int chunk = static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x);
+  const int chunks = p.inter / 8;
+  if (chunk >= chunks) {
+    const int idle = static_cast<int>(gridDim.x * blockDim.x) - chunks;  // a row's
+    dev::prefetch_plan(ahead, static_cast<int>(blockIdx.y) * idle + chunk - chunks, static_cast<int>(gridDim.y) * idle);
+    return;
+  }
   dev::pdl_prologue();
-  const int c = (static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x)) * 8;
-  if (c >= p.inter) return;
+  const int c = chunk * 8;
   const int64_t r = blockIdx.y;
   const T* row = p.up + r * 2 * p.inter;
   uint4 av = *reinterpret_cast<const uint4*>(row + c);
@@ -67,24 +74,25 @@ __global__ void gelu_kernel(GeluParams<T> p) {
 }  // namespace
 
 template <class T>
-void launch_geglu(const GegluParams<T>& p, cudaStream_t stream) {
+void launch_geglu(const GegluParams<T>& p, cudaStream_t stream, const L2Prefetch& ahead) {
   LAYA_REQUIRE(p.up && p.out && p.rows >= 0 && p.inter > 0 && p.inter % 8 == 0, ErrorKind::internal,
                "geglu: bad parameters (inter {} must be a multiple of 8)", p.inter);
   LAYA_REQUIRE(p.rows <= 65535, ErrorKind::internal, "geglu: {} rows exceed the grid's y limit", p.rows);
   LAYA_REQUIRE(p.gelu_lut == nullptr || (std::is_same_v<T, __nv_bfloat16>), ErrorKind::internal,
                "geglu: the GELU table holds bf16 values only");
+  LAYA_REQUIRE(l2_prefetch_valid(ahead), ErrorKind::internal, "geglu: bad L2 prefetch plan");
   if (p.rows == 0) return;
   constexpr int kThreads = 128;
   const int chunks = p.inter / 8;
   const dim3 grid(static_cast<unsigned>((chunks + kThreads - 1) / kThreads), static_cast<unsigned>(p.rows));
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     if (p.gelu_lut != nullptr) {
-      launch_kernel(geglu_kernel<T, true>, grid, dim3(kThreads), stream, true, p);
+      launch_kernel(geglu_kernel<T, true>, grid, dim3(kThreads), stream, true, p, ahead);
       LAYA_CUDA_CHECK_LAUNCH();
       return;
     }
   }
-  launch_kernel(geglu_kernel<T, false>, grid, dim3(kThreads), stream, true, p);
+  launch_kernel(geglu_kernel<T, false>, grid, dim3(kThreads), stream, true, p, ahead);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
@@ -105,7 +113,7 @@ void launch_gelu(const GeluParams<T>& p, cudaStream_t stream) {
 }
 
 #define LAYA_INSTANTIATE_ACTIVATION(T)                                  \
-  template void launch_geglu<T>(const GegluParams<T>&, cudaStream_t); \
+  template void launch_geglu<T>(const GegluParams<T>&, cudaStream_t, const L2Prefetch&); \
   template void launch_gelu<T>(const GeluParams<T>&, cudaStream_t);
 LAYA_FOR_HALF16(LAYA_INSTANTIATE_ACTIVATION)
 

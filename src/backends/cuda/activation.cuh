@@ -10,6 +10,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include "backends/cuda/l2_prefetch.cuh"
+
 namespace laya::cuda {
 
 template <class T>
@@ -21,8 +23,11 @@ struct GegluParams {
   // holds a; the same bits as the computed form (null) — docs/benchmarks/cuda.md item 114.
   const uint16_t* gelu_lut = nullptr;
 };
+// `ahead`: lines sent to L2 by the grid's threads past the last column (those of each row's last
+// block: inter / 8 need not be a multiple of the block), where they exist — with the English
+// checkpoint's inter = 2,624, 56 a row. Hints for the kernels after this one (l2_prefetch.cuh).
 template <class T>
-void launch_geglu(const GegluParams<T>& p, cudaStream_t stream);
+void launch_geglu(const GegluParams<T>& p, cudaStream_t stream, const L2Prefetch& ahead = {});
 
 // The bf16 GELU table (gelu_lut.cuh): 20 exponents x 128 mantissas per sign, 10 KB.
 constexpr int kGeluLutEntries = 2 * 20 * 128;

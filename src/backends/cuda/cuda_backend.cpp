@@ -169,6 +169,19 @@ constexpr int32_t kAttnFiveBlocksFromTokens = 8192;
 // +0.041 / +0.052 (a second wave), hence the bound.
 // LAYA_CUDA_ATTN_ONE_BLOCK overrides it: 0 never, 2 every bucket above the small GEMM's (tests).
 constexpr int32_t kAttnOneBlock = 1;
+// Where the GeGLU pass runs (129-1,279 tokens), its threads past the last column (56 a row with
+// inter = 2,624) send the kernels after it their constants in L2 (l2_prefetch.cuh): a bit each —
+// 1 the MLP output GEMM's first k-tiles of W, 2 the next add+LN's weight, 4 the next layer's QKV
+// GEMM's first k-tiles, 8 its RoPE table rows, 16 its second LayerNorm's weight, 32 its attention
+// output GEMM's first k-tiles, 64 its MLP input GEMM's first k-tiles. kGegluPrefetchKtiles: the
+// k-tiles (64 columns, 128 bytes of each row of W) a GEMM's span holds. Measured on the H200
+// (docs/benchmarks/cuda.md item 146, four rounds, against the build without it): 1x160 -0.015 ms,
+// 1x256 -0.016, 1x384 -0.015, 1x512 -0.015, 2x512 -0.022, 4x128 -0.011 (every round lower), 9x128
+// -0.005; only the spans up to the next attention (bits 1-8) about a third of that; four k-tiles
+// within +-0.01 of two. LAYA_CUDA_GEGLU_PREFETCH / LAYA_CUDA_GEGLU_PREFETCH_KTILES override them
+// (0: none).
+constexpr int32_t kGegluPrefetch = 127;
+constexpr int32_t kGegluPrefetchKtiles = 2;
 // Buckets of at least this many tokens run the last decision layer after its attention only on the
 // rows the heads read (each row's first token and the markers: prunes_last_decision_layer);
 // LAYA_CUDA_PRUNE_HEAD_FROM overrides it (0: never, 1: every bucket where it fits). Measured on the
@@ -346,7 +359,8 @@ class CudaBackendImpl final : public CudaEngine {
   template <class Elem>
   void linear(const GemmArgs<Elem>& g, cudaStream_t s);
   template <class Elem>
-  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s);
+  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, const L2Prefetch& ahead, cudaStream_t s);
+  L2Prefetch geglu_ahead(int32_t layer, int32_t tokens) const;
   template <class Elem>
   void small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s);
   // Whether the small GEMM takes a call in either layout (small_gemm() picks the wide one up to
@@ -385,6 +399,8 @@ class CudaBackendImpl final : public CudaEngine {
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
+  int32_t geglu_prefetch_ = kGegluPrefetch;  // what the GeGLU pass sends to L2 (kGegluPrefetch's bits)
+  int32_t geglu_prefetch_ktiles_ = kGegluPrefetchKtiles;
   int32_t attn_one_block_ = kAttnOneBlock;  // attention one block per SM: 0 never, 1 the rule, 2 above small buckets
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
@@ -569,6 +585,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
         attention_wgmma_supported() ? std::max(0, env_int("LAYA_CUDA_ATTN_WGMMA_FROM", kAttnWgmmaFromTokens)) : 0;
     attn_five_from_ = std::max(0, env_int("LAYA_CUDA_ATTN_FIVE_BLOCKS_FROM", kAttnFiveBlocksFromTokens));
     attn_one_block_ = std::clamp(env_int("LAYA_CUDA_ATTN_ONE_BLOCK", kAttnOneBlock), 0, 2);
+    geglu_prefetch_ = std::clamp(env_int("LAYA_CUDA_GEGLU_PREFETCH", kGegluPrefetch), 0, 127);
+    geglu_prefetch_ktiles_ = std::clamp(env_int("LAYA_CUDA_GEGLU_PREFETCH_KTILES", kGegluPrefetchKtiles), 0, 8);
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -735,7 +753,8 @@ void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
 // ws_.g = GeGLU(in . Wi^T): small buckets one small_gemm kernel with GeGLU in its epilogue, large
 // ones the fused GeGLU GEMM, else the cuBLASLt GEMM into ws_.up and geglu_kernel.
 template <class Elem>
-void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cudaStream_t s) {
+void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, const L2Prefetch& ahead,
+                               cudaStream_t s) {
   Elem* up = static_cast<Elem*>(ws_.up);
   Elem* g = static_cast<Elem*>(ws_.g);
   if (tokens <= small_gemm_max_m_ && small_takes(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
@@ -749,7 +768,34 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, cu
   gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
   GegluParams<Elem> gp{up, g, tokens, dims_.inter};
   if (gelu_table_) gp.gelu_lut = ws_.gelu_lut;
-  launch_geglu(gp, s);
+  launch_geglu(gp, s, ahead);
+}
+
+// What layer `layer`'s GeGLU pass sends to L2 for the kernels after it (kGegluPrefetch).
+L2Prefetch CudaBackendImpl::geglu_ahead(int32_t layer, int32_t tokens) const {
+  L2Prefetch ahead;
+  const int32_t bits = geglu_prefetch_, kt = geglu_prefetch_ktiles_, d = dims_.d;
+  const auto& lw = w_.layers[static_cast<size_t>(layer)];
+  const bool last = static_cast<size_t>(layer) + 1 == w_.layers.size();
+  const DeviceEncoderLayer* next = last ? nullptr : &w_.layers[static_cast<size_t>(layer) + 1];
+  // A GEMM's W is [N, K] of 16-bit values: its first k-tiles are the first kt lines of each row
+  // (fewer where K is shorter).
+  const auto first_ktiles = [&](const void* w, int32_t n, int32_t k) {
+    ahead.add(w, n, std::min(kt, k * 2 / 128), int64_t{k} * 2);
+  };
+  if (bits & 1) first_ktiles(lw.mlp_wo, d, dims_.inter);
+  if (bits & 2) ahead.add_bytes(last ? w_.final_norm : next->attn_norm, int64_t{d} * 4);
+  if (next == nullptr) return ahead;
+  if (bits & 4) first_ktiles(next->wqkv, 3 * d, d);
+  if (bits & 8) {
+    const int64_t table = int64_t{std::min(tokens, w_.rope_len)} * 32 * 4;  // the positions a bucket's rows reach
+    ahead.add_bytes(next->global ? w_.rope_global_cos : w_.rope_local_cos, table);
+    ahead.add_bytes(next->global ? w_.rope_global_sin : w_.rope_local_sin, table);
+  }
+  if (bits & 16) ahead.add_bytes(next->mlp_norm, int64_t{d} * 4);
+  if (bits & 32) first_ktiles(next->wo, d, d);
+  if (bits & 64) first_ktiles(next->wi, 2 * dims_.inter, d);
+  return ahead;
 }
 
 void CudaBackendImpl::record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {
@@ -905,7 +951,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.d = d;
     a.eps = dims_.eps;
     launch_add_ln(a, s);
-    up_geglu(y_, as<Elem>(lw.wi), T, s);
+    up_geglu(y_, as<Elem>(lw.wi), T, geglu_ahead(i, T), s);
     // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
     // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
