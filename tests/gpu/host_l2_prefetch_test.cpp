@@ -37,6 +37,18 @@ TEST(CudaL2Prefetch, EmptySpansAreLeftOutAndAFullPlanRefusesMore) {
   EXPECT_TRUE(l2_prefetch_valid(p));
 }
 
+TEST(CudaL2Prefetch, APlanBeyondItsLineBoundIsRefusedUnchanged) {
+  L2Prefetch p;
+  ASSERT_TRUE(p.add(at(4096), kMaxL2Lines / 2, 1, 128));
+  EXPECT_FALSE(p.add(at(4096), kMaxL2Lines / 2 + 1, 1, 128)) << "one line past the bound";
+  EXPECT_FALSE(p.add(at(4096), 1 << 20, 1 << 20, int64_t{1} << 27)) << "rows x lines past int32";
+  EXPECT_FALSE(p.add_bytes(at(4096), int64_t{1} << 40));
+  EXPECT_EQ(p.count, 1);
+  EXPECT_EQ(p.lines(), kMaxL2Lines / 2);
+  ASSERT_TRUE(p.add(at(4096), kMaxL2Lines / 2, 1, 128)) << "exactly the bound";
+  EXPECT_TRUE(l2_prefetch_valid(p));
+}
+
 TEST(CudaL2Prefetch, MalformedPlansAreInvalid) {
   L2Prefetch p;
   ASSERT_TRUE(p.add(at(4096), 4, 2, 256));

@@ -22,6 +22,7 @@ struct L2Span {
   int64_t stride = 0;
 };
 constexpr int32_t kMaxL2Spans = 8;
+constexpr int32_t kMaxL2Lines = 1 << 24;  // 2 GB: far beyond any plan, and the lines' int32 numbering safe
 // Up to kMaxL2Spans spans, numbered as one sequence of lines (end[i]: the lines of spans 0..i).
 // A kernel argument of its own where it is carried: growing a kernel's parameter struct changed
 // its register allocation before (item 143).
@@ -30,18 +31,21 @@ struct L2Prefetch {
   int32_t end[kMaxL2Spans] = {};
   int32_t count = 0;
 
-  // Appends a span (ignored when it has no lines); false when the plan is full.
+  // Appends a span (ignored when it has no lines); false, the plan unchanged, when it is full or
+  // would pass kMaxL2Lines.
   bool add(const void* ptr, int32_t rows, int32_t row_lines, int64_t stride) {
     if (ptr == nullptr || rows <= 0 || row_lines <= 0) return true;
-    if (count == kMaxL2Spans) return false;
+    const int64_t total = int64_t{lines()} + int64_t{rows} * row_lines;
+    if (count == kMaxL2Spans || total > kMaxL2Lines) return false;
     spans[count] = L2Span{ptr, rows, row_lines, stride};
-    end[count] = (count > 0 ? end[count - 1] : 0) + rows * row_lines;
+    end[count] = static_cast<int32_t>(total);
     ++count;
     return true;
   }
   // Contiguous bytes (rounded up to whole lines).
   bool add_bytes(const void* ptr, int64_t bytes) {
-    return add(ptr, 1, static_cast<int32_t>((bytes + 127) / 128), 0);
+    const int64_t n = (bytes + 127) / 128;
+    return n > kMaxL2Lines ? false : add(ptr, 1, static_cast<int32_t>(n), 0);
   }
   int32_t lines() const { return count > 0 ? end[count - 1] : 0; }
 };
@@ -55,7 +59,7 @@ inline bool l2_prefetch_valid(const L2Prefetch& p) {
     if (s.ptr == nullptr || s.rows <= 0 || s.row_lines <= 0) return false;
     if (s.rows > 1 && s.stride < int64_t{s.row_lines} * 128) return false;
     lines += int64_t{s.rows} * s.row_lines;
-    if (lines != p.end[i]) return false;
+    if (lines != p.end[i] || lines > kMaxL2Lines) return false;
   }
   return true;
 }
