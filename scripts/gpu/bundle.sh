@@ -49,6 +49,9 @@ cp "$FIX/tokenizer-modernbert/original/tokenizer_config.json" "$STAGE/tokenizer/
 mkdir -p .gpu
 rm -f .gpu/bundle.tar.xz
 tar -C "$STAGE" -cJf .gpu/bundle.tar.xz .
+# The tree's commit when bundled (-dirty: with uncommitted changes), which the suites log: the GPU
+# machine's copy of the repository need not carry the git state the binaries were built from.
+git describe --always --dirty > .gpu/commit.txt 2>/dev/null || echo '?' > .gpu/commit.txt
 cat > .gpu/run.sh <<'RUN'
 #!/usr/bin/env bash
 # .gpu/run.sh PROGRAM [ARGS]: runs a bundled program (laya-engine, test_gpu, test_cuda_host).

@@ -36,7 +36,7 @@ VARIANTS=${LAYA_AB_VARIANTS:-}
 check_variants LAYA_AB_VARIANTS "$VARIANTS"
 S="$OUT/summary.txt"
 
-log "ab suite start, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+log "ab suite start, bundled from $(bundle_commit)"
 record_machine
 head -3 "$OUT/gpu.txt" | tee -a "$S"
 EN=/tmp/ck-english

@@ -23,7 +23,7 @@ BIN=${LAYA_BENCH_BIN:-laya-engine}
 check_variants LAYA_VARIANTS "$VARIANTS"
 S=$OUT/summary.txt
 B=$OUT/bench.jsonl
-log "env variants start: $VARIANTS; shapes $SHAPES; $ROUNDS rounds"
+log "env variants start: $VARIANTS; shapes $SHAPES; $ROUNDS rounds; bundled from $(bundle_commit)"
 record_machine
 EN=/tmp/ck-english
 [ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -1

@@ -18,7 +18,7 @@
 PH=${1:-tests,profile,bench,official,parity}
 source "$(dirname "$0")/suite_common.sh"
 
-log "suite start, phases $PH, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+log "suite start, phases $PH, bundled from $(bundle_commit)"
 record_machine
 cat "$OUT/gpu.txt"
 

@@ -10,6 +10,8 @@ SHAPES=${LAYA_BENCH_SHAPES:-1x48,4x64,1x464,1x512,4x464,16x512}
 export PYTHONUNBUFFERED=1
 has() { [[ ",$PH," == *",$1,"* ]]; }
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
+# The commit the bundle was made from (bundle.sh), not this copy's git state.
+bundle_commit() { cat .gpu/commit.txt 2>/dev/null || echo '?'; }
 record_machine() {
   { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv; nproc; } > "$OUT/gpu.txt" 2>&1
   $R laya-engine version >> "$OUT/gpu.txt" 2>&1
