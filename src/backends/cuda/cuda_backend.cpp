@@ -359,7 +359,7 @@ class CudaBackendImpl final : public CudaEngine {
   template <class Elem>
   void linear(const GemmArgs<Elem>& g, cudaStream_t s);
   template <class Elem>
-  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, const L2Prefetch& ahead, cudaStream_t s);
+  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, int32_t layer, cudaStream_t s);
   L2Prefetch geglu_ahead(int32_t layer, int32_t tokens) const;
   template <class Elem>
   void small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s);
@@ -751,10 +751,10 @@ void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
 }
 
 // ws_.g = GeGLU(in . Wi^T): small buckets one small_gemm kernel with GeGLU in its epilogue, large
-// ones the fused GeGLU GEMM, else the cuBLASLt GEMM into ws_.up and geglu_kernel.
+// ones the fused GeGLU GEMM, else the cuBLASLt GEMM into ws_.up and geglu_kernel, which also sends
+// layer `layer`'s L2 prefetch plan (geglu_ahead).
 template <class Elem>
-void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, const L2Prefetch& ahead,
-                               cudaStream_t s) {
+void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, int32_t layer, cudaStream_t s) {
   Elem* up = static_cast<Elem*>(ws_.up);
   Elem* g = static_cast<Elem*>(ws_.g);
   if (tokens <= small_gemm_max_m_ && small_takes(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
@@ -768,7 +768,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, co
   gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
   GegluParams<Elem> gp{up, g, tokens, dims_.inter};
   if (gelu_table_) gp.gelu_lut = ws_.gelu_lut;
-  launch_geglu(gp, s, ahead);
+  launch_geglu(gp, s, geglu_ahead(layer, tokens));  // the plan only where the pass runs
 }
 
 // What layer `layer`'s GeGLU pass sends to L2 for the kernels after it (kGegluPrefetch): at most
@@ -952,7 +952,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.d = d;
     a.eps = dims_.eps;
     launch_add_ln(a, s);
-    up_geglu(y_, as<Elem>(lw.wi), T, geglu_ahead(i, T), s);
+    up_geglu(y_, as<Elem>(lw.wi), T, i, s);
     // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
     // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
