@@ -2,7 +2,8 @@
 # Packs what the GPU machine needs into .gpu/ (git-ignored; carried with `run ... carry=[".gpu"]`):
 # the laya-engine binary and the GPU test binaries of a CUDA build, every non-system shared
 # library they load (ldd, minus glibc, libstdc++/libgcc and the CUDA driver/cuBLAS, which the GPU
-# machine's image provides), the ModernBERT tokenizer (full-size checkpoints are synthesized there),
+# machine's image provides), the ModernBERT tokenizer and the multilingual stand-in (full-size
+# checkpoints are synthesized there),
 # the official laya wheel, all compressed into .gpu/bundle.tar.xz (the tree that travels is
 # limited to 64 MiB), plus .gpu/run.sh, which unpacks once and runs a program with LD_LIBRARY_PATH set.
 #
@@ -45,6 +46,9 @@ done
 cp "$FIX/tokenizer-modernbert/tokenizer.json" "$STAGE/tokenizer/"
 cp "$FIX/tokenizer-modernbert/original/"*.json "$STAGE/tokenizer/original/"
 cp "$FIX/tokenizer-modernbert/original/tokenizer_config.json" "$STAGE/tokenizer/"
+# The multilingual layout's stand-in tokenizer (fixtures README), for the multilingual checkpoint.
+mkdir -p "$STAGE/tokenizer-mmbert"
+cp "$FIX/tokenizer-mmbert-standin/tokenizer.json" "$STAGE/tokenizer-mmbert/"
 [ -f "$WHEEL" ] && cp "$WHEEL" "$STAGE/wheels/"
 mkdir -p .gpu
 rm -f .gpu/bundle.tar.xz

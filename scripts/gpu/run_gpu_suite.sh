@@ -2,19 +2,23 @@
 # The GPU suite, run ON the GPU machine from the repository root with the bundle carried
 # (scripts/gpu/bundle.sh first, then the device tool's `run` with carry [".gpu"]):
 #   GPU tests (kernels, engine parity on the tiny checkpoint, determinism, cache policies),
-#   parity vs the CPU fp32 engine on full-size english and typed-decisions synthetic checkpoints
-#   (synthesized here with the bundled binary), `laya-engine bench` eager and graph (then each shape
+#   parity vs the CPU fp32 engine on full-size english, typed-decisions and multilingual synthetic
+#   checkpoints (synthesized here with the bundled binary), `laya-engine bench` eager and graph (then each shape
 #   alone with the GPU's SM clock and power sampled: smi_start / smi_stop), the official
 #   laya package on the same GPU (interleaved, two rounds) and a parity check against it; the
 #   HTTP check (`http`, not in the default list): `serve --backend cuda` answering six requests, then
 #   laya_bench_http with the small request (closed c = 64 / 128, open 10,000/s) and mixed traffic
-#   (closed c = 64, open 900 / 1,300/s) on serve's defaults (docs/benchmarks/http.md).
+#   (closed c = 64, open 900 / 1,300/s) on serve's defaults (docs/benchmarks/http.md); the
+#   multilingual checkpoint (`multilingual`, not in the default list): `laya-engine bench` and the
+#   official package on it, interleaved (two rounds), its official parity, and `serve` answering
+#   requests in four languages.
 # Results under $OUT (at most 8 files come back): gpu.txt, summary.txt, tests.log, profile.txt,
-# parity.log, bench.jsonl, official.log, http.txt.
+# parity.log, bench.jsonl, official.log, http.txt; the multilingual phase's ml.txt and ml_bench.jsonl.
 #
-# usage: scripts/gpu/run_gpu_suite.sh [PHASES]   PHASES: comma list of tests,profile,bench,official,parity,http
+# usage: scripts/gpu/run_gpu_suite.sh [PHASES]   PHASES: comma list of tests,profile,bench,official,parity,http,multilingual
 #        (default tests,profile,bench,official,parity; order of execution is fixed). Env:
-#        LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS, LAYA_PARITY_REQUESTS, LAYA_PARITY_MAX_TOKENS, LAYA_PARITY_TIMEOUT.
+#        LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS, LAYA_PARITY_REQUESTS, LAYA_PARITY_MAX_TOKENS, LAYA_PARITY_TIMEOUT,
+#        LAYA_ML_SHAPES (the multilingual phase's shapes).
 PH=${1:-tests,profile,bench,official,parity}
 source "$(dirname "$0")/suite_common.sh"
 
@@ -22,7 +26,7 @@ log "suite start, phases $PH, bundled from $(bundle_commit)"
 record_machine
 cat "$OUT/gpu.txt"
 
-EN=/tmp/ck-english TD=/tmp/ck-typed
+EN=/tmp/ck-english TD=/tmp/ck-typed ML=/tmp/ck-multilingual
 if has parity || has bench || has official || has http; then
   [ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -2
   log "synth english done"
@@ -30,6 +34,10 @@ fi
 if has parity; then
   [ -d $TD ] || $R laya-engine synth --layout typed-decisions --seed 2 $TD --tokenizer "$X/tokenizer" 2>&1 | tail -2
   log "synth typed-decisions done"
+fi
+if has parity || has multilingual; then
+  [ -d $ML ] || $R laya-engine synth --layout multilingual --seed 3 $ML --tokenizer "$X/tokenizer-mmbert" 2>&1 | tail -2
+  log "synth multilingual done"
 fi
 
 if has tests; then
@@ -73,32 +81,11 @@ if has bench; then
       --iters ${LAYA_BENCH_ITERS:-60} > /dev/null 2>&1
     smi_stop "graph-$shp"
   done
-  python3 - "$OUT/bench.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
-import json, sys, collections
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-by = collections.defaultdict(list)
-for r in rows:
-    if "shape" in r and "p50_ms" in r:
-        by[(r.get("impl", "?"), r["shape"])].append(r)
-shapes = sorted({s for _, s in by}, key=lambda s: [int(x) for x in s.replace("+", "x").split("x")])
-print("%-8s %-13s %9s %9s %11s %11s" % ("shape", "impl", "p50 ms", "p95 ms", "dev p50", "dev p95"))
-for s in shapes:
-    for impl in ("ours-eager", "ours-graph", "official"):
-        rs = by.get((impl, s), [])
-        if not rs: continue
-        m = lambda k: sum(r.get(k, float("nan")) for r in rs) / len(rs)
-        print("%-8s %-13s %9.3f %9.3f %11.3f %11.3f" % (s, impl, m("p50_ms"), m("p95_ms"), m("device_p50_ms") if "device_p50_ms" in rs[0] else float("nan"), m("device_p95_ms") if "device_p95_ms" in rs[0] else float("nan")))
-    o, g = by.get(("official", s)), by.get(("ours-graph", s))
-    if o and g:
-        ratios = [a["p50_ms"] / b["p50_ms"] for a, b in zip(o, g)]
-        print("%-8s official/ours-graph p50 ratio per round: %s" % (s, ", ".join("%.2fx" % x for x in ratios)))
-mem = [r for r in rows if "device_memory_mb" in r]
-for r in mem: print("device memory in use by the engine after run: %.0f MB (%s)" % (r["device_memory_mb"], r.get("impl")))
-PY
+  python3 scripts/gpu/bench_table.py "$OUT/bench.jsonl" | tee -a "$OUT/summary.txt"
 fi
 
 if has parity; then
-  LAYA_GPU_PARITY_DIRS=$EN:$TD LAYA_GPU_PARITY_REQUESTS=${LAYA_PARITY_REQUESTS:-30} \
+  LAYA_GPU_PARITY_DIRS=$EN:$TD:$ML LAYA_GPU_PARITY_REQUESTS=${LAYA_PARITY_REQUESTS:-30} \
     LAYA_GPU_PARITY_MAX_TOKENS=${LAYA_PARITY_MAX_TOKENS:-4096} timeout ${LAYA_PARITY_TIMEOUT:-900} $R test_gpu --gtest_filter=*Extra* > "$OUT/parity.log" 2>&1
   log "full-size parity rc=$?"
   grep -E "^\[  (PASSED|FAILED) |parity|worst|requests|nRMS" "$OUT/parity.log" | head -60 | tee -a "$OUT/summary.txt"
@@ -136,5 +123,47 @@ if has http; then
   { echo "-- the small request"; $HB --concurrency 64,128 --open-loop 10000 2>&1; } >> "$H"; log "http small rc=$?"
   { echo "-- mixed traffic"; $HB --mix 1 --concurrency 64 --open-loop 900,1300 2>&1; } >> "$H"; log "http mix rc=$?"
   grep -vE "^\s*$|warning" "$H" | sed -n '/^-- the small request/,$p' | tee -a "$OUT/summary.txt"
+fi
+if has multilingual; then
+  # The multilingual layout (mmBERT-base: 22 layers, d = 768, 12 heads, inter 1,152, vocab 256,000,
+  # rows up to 1,024 tokens): ours eager and graph and the official package, interleaved.
+  M=$OUT/ml.txt
+  MS=${LAYA_ML_SHAPES:-1x48,4x64,1x512,1x1024,4x464,16x512}
+  if [ ! -d /tmp/laya-site ]; then
+    python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$M" 2>&1
+  fi
+  for round in 1 2; do
+    for ex in eager graph; do
+      $R laya-engine bench --model $ML --backend cuda --execution $ex --shapes "$MS" --warmup 20 --iters ${LAYA_BENCH_ITERS:-60} --json \
+        2>>"$M" | sed "s/^{/{\"round\":$round,\"impl\":\"ours-$ex\",/" >> "$OUT/ml_bench.jsonl"
+      log "multilingual bench ours $ex round $round rc=$?"
+    done
+    PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $ML --shapes "$MS" --warmup 20 \
+      --iters ${LAYA_BENCH_ITERS:-60} --json 2>>"$M" | sed "s/^{/{\"round\":$round,/" >> "$OUT/ml_bench.jsonl"
+    log "multilingual bench official round $round rc=$?"
+  done
+  python3 scripts/gpu/bench_table.py "$OUT/ml_bench.jsonl" | tee -a "$OUT/summary.txt"
+  PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $ML --shapes 1x48 --warmup 1 --iters 2 \
+    --parity-out /tmp/official_parity_ml.jsonl --parity-requests 30 >> "$M" 2>&1
+  log "multilingual official parity dump rc=$?"
+  LAYA_GPU_OFFICIAL_PARITY=/tmp/official_parity_ml.jsonl LAYA_GPU_OFFICIAL_MODEL=$ML \
+    $R test_gpu --gtest_filter=*Official* >> "$M" 2>&1
+  log "multilingual official parity test rc=$?"
+  grep -E "official parity|PASSED|FAILED" "$M" | tee -a "$OUT/summary.txt"
+  $R laya-engine serve --model $ML --backend cuda --port 18081 > /tmp/serve-ml.log 2>&1 &
+  SP=$!
+  for i in $(seq 1 600); do curl -sf http://127.0.0.1:18081/ready > /dev/null && break; sleep 0.05; done
+  echo -n "serve multilingual: four requests, statuses " | tee -a "$OUT/summary.txt"
+  for st in "Le serveur est en panne depuis ce matin et les clients ne peuvent plus payer." \
+            "Mi pedido llegó roto y quiero que me devuelvan el dinero hoy mismo." \
+            "サーバールームの温度が41度に達し、ファンが2台停止しました。" \
+            "The invoice was charged twice; please refund the duplicate."; do
+    b='{"state": "'"$st"'", "questions": {"urgent": {"type": "noul", "instructions": "Is this urgent?"}, "team": {"type": "choice", "instructions": "Which team?", "criteria": {"billing": "payments and refunds", "it": "servers and outages"}}}}'
+    curl -s -o /tmp/ml-answer.json -w "%{http_code} " -H 'Content-Type: application/json' --data-binary "$b" \
+      http://127.0.0.1:18081/v1/systemone | tee -a "$OUT/summary.txt"
+    { echo; head -c 600 /tmp/ml-answer.json; echo; } >> "$M"
+  done; echo | tee -a "$OUT/summary.txt"
+  kill $SP; wait $SP 2>/dev/null
+  { echo "-- serve.log (multilingual)"; cat /tmp/serve-ml.log; } >> "$M"
 fi
 log "suite end"
