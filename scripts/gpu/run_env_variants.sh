@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Experiment switches of ONE build, side by side: each variant is the bundled laya-engine run with
 # some environment switches, and every round runs all variants in turn (interleaved, so a slow
-# minute of the GPU hits them alike), graph mode, on the english synthetic checkpoint. Prints, per
+# minute of the GPU hits them alike), graph mode, on a synthetic checkpoint (english unless
+# LAYA_BENCH_LAYOUT names another layout). Prints, per
 # shape, each variant's mean host p50 over the rounds and its difference to the first variant.
 # Run ON the GPU machine from the repository root with the bundle carried (scripts/gpu/bundle.sh,
 # then the device tool's `run` with carry [".gpu"]). Odd rounds run the variants in the listed
@@ -10,6 +11,7 @@
 # usage: LAYA_VARIANTS="base:LAYA_X=0 pdl:LAYA_CUDA_PDL=1 two:VAR=V,VAR=V" scripts/gpu/run_env_variants.sh
 # Env: LAYA_VARIANTS   space-separated NAME:VAR=VALUE[,VAR=VALUE] (the first is the base; a variant
 #                      without switches still needs one, e.g. LAYA_X=0);
+#      LAYA_BENCH_LAYOUT (english; typed-decisions or multilingual: that layout's checkpoint),
 #      LAYA_BENCH_SHAPES (1x48,1x512,4x464,16x512), LAYA_BENCH_ROUNDS (3), LAYA_BENCH_WARMUP (20),
 #      LAYA_BENCH_ITERS (30), LAYA_BENCH_BIN (laya-engine; e.g. laya-engine-base; also per variant,
 #      as one of its switches: "base:LAYA_BENCH_BIN=laya-engine-base new:LAYA_X=0").
@@ -25,8 +27,15 @@ S=$OUT/summary.txt
 B=$OUT/bench.jsonl
 log "env variants start: $VARIANTS; shapes $SHAPES; $ROUNDS rounds; bundled from $(bundle_commit)"
 record_machine
-EN=/tmp/ck-english
-[ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -1
+LAYOUT=${LAYA_BENCH_LAYOUT:-english}
+EN=/tmp/ck-$LAYOUT
+TOK=$X/tokenizer
+[ "$LAYOUT" = multilingual ] && TOK=$X/tokenizer-mmbert
+SEED=1
+[ "$LAYOUT" = typed-decisions ] && SEED=2
+[ "$LAYOUT" = multilingual ] && SEED=3
+[ -d $EN ] || $R laya-engine synth --layout $LAYOUT --seed $SEED $EN --tokenizer "$TOK" 2>&1 | tail -1
+log "checkpoint: $EN ($LAYOUT)"
 for round in $(seq 1 "$ROUNDS"); do
   # Even rounds run the variants in reverse order: in a fixed order two variants with the same code
   # differed by 0.011 ms (docs/benchmarks/cuda.md item 124).
