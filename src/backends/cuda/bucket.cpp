@@ -87,6 +87,14 @@ int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t
   return split;
 }
 
+bool geglu_gemm_fills_its_rounds(int32_t tokens, int32_t inter, int32_t sms, int32_t min_fill_pct) {
+  if (min_fill_pct <= 0 || sms <= 0) return true;
+  const int64_t tiles = int64_t{(tokens + kGegluGemmTileRows - 1) / kGegluGemmTileRows} *
+                        ((inter + kGegluGemmTileOutputs - 1) / kGegluGemmTileOutputs);
+  const int64_t last = tiles % sms;
+  return last == 0 || last * 100 >= int64_t{min_fill_pct} * sms || tiles >= int64_t{3} * sms;
+}
+
 std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list) {
   std::vector<std::pair<int32_t, int32_t>> out;
   size_t at = 0;

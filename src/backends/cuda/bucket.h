@@ -68,6 +68,17 @@ int32_t attention_tile_capacity(const Bucket& b);
 // would only add idle groups (measured). 1 for 128-query tiles.
 int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t max_row_len, int32_t max_split);
 
+// Whether the fused GeGLU GEMM (geglu_gemm.cuh) suits an MLP input GEMM of `tokens` rows on `sms`
+// SMs: its persistent CTAs take the 256 x 64 tiles (tile.h) in rounds of `sms`, and a last round
+// of a few tiles costs about a whole round while cuBLASLt's GEMM and the GeGLU pass have no such
+// step. True where the tiles fill whole rounds, where the last round holds at least min_fill_pct
+// percent of `sms` tiles, or from three rounds on (a short round is then a smaller share); false
+// where a short last round follows one or two full ones. min_fill_pct 0: always true. Measured on
+// the H200 (docs/benchmarks/cuda.md item 149): inter 1,152 at 1,920 tokens (144 tiles: 132 + 12)
+// -0.033 ms with cuBLASLt + the pass; inter 2,624 at 1,920 (328 tiles: a last round of 64) the
+// fused GEMM wins (item 43).
+bool geglu_gemm_fills_its_rounds(int32_t tokens, int32_t inter, int32_t sms, int32_t min_fill_pct);
+
 // Parses a shape list "1x48,4x64" (rows x tokens per row; spaces allowed, empty = none); throws
 // laya::Error(bad_request) naming the bad item.
 std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list);

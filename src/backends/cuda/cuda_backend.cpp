@@ -128,6 +128,11 @@ static_assert(kDecisionFfnSplits <= kMaxAddParts && kDecisionOutSplits <= kMaxAd
 // -0.11, 11x128 (1,408) -0.09, 10x128 (1,280) -0.06, but 9x128 (1,152) +0.07 and 2x512 (1,024)
 // +0.12 — the 256-row tiles of 1,152 tokens cost what 1,280 cost — hence 1280.
 constexpr int32_t kGegluGemmFromRows = 1280;
+// ... where its tiles' last round on the GPU's SMs is not a short one after one or two full rounds
+// (geglu_gemm_fills_its_rounds, bucket.h: at least this percentage of the SMs, or three rounds).
+// Measured on the H200 (docs/benchmarks/cuda.md item 149). LAYA_CUDA_GEGLU_GEMM_MIN_FILL overrides
+// it (0: every bucket from kGegluGemmFromRows, as before).
+constexpr int32_t kGegluGemmMinFillPct = 25;
 // Buckets of at least this many tokens add the attention- and MLP-output GEMMs into the fp32
 // residual stream in the GEMM's epilogue (Gemm::run_residual), so the add+LN after them only
 // reads x: LAYA_CUDA_RESIDUAL_GEMM_FROM overrides it (0: never). Measured on the H200
@@ -347,6 +352,12 @@ class CudaBackendImpl final : public CudaEngine {
   bool prunes_last_decision_layer(const Bucket& b) const {
     return prune_head_from_ > 0 && b.tokens >= prune_head_from_ && b.row_slots() + b.markers <= b.tokens;
   }
+  // Whether the MLP input GEMM of `tokens` rows runs the fused GeGLU GEMM (from geglu_gemm_from_
+  // tokens, where its tiles do not end in a short round: kGegluGemmMinFillPct).
+  bool fuses_geglu(int32_t tokens) const {
+    return geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_ &&
+           geglu_gemm_fills_its_rounds(tokens, dims_.inter, sms_, geglu_gemm_min_fill_);
+  }
   void record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   template <class Elem>
   void record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
@@ -404,6 +415,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_one_block_ = kAttnOneBlock;  // attention one block per SM: 0 never, 1 the rule, 2 above small buckets
   int32_t partials_max_rows_ = 0;  // MLP output GEMMs of at most this many rows run as partials (0: never)
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
+  int32_t geglu_gemm_min_fill_ = 0;  // ... where geglu_gemm_fills_its_rounds (percent of the SMs)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t lean_add_ln_from_ = kLeanAddLnFromRows;  // add+LNs without partials run lean from this many tokens
   SingleCtaClusterRule cluster_rule_;             // the cuBLASLt GEMMs run without a thread-block cluster
@@ -512,6 +524,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   geglu_gemm_from_ = geglu_gemm_supported(dims_.d, dims_.inter)
                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", kGegluGemmFromRows))
                         : 0;
+  geglu_gemm_min_fill_ = std::clamp(env_int("LAYA_CUDA_GEGLU_GEMM_MIN_FILL", kGegluGemmMinFillPct), 0, 100);
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -613,7 +626,12 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                         narrow_carveout_ >= 0 ? fmt::format(" (narrow layout's buckets: carveout {} %)", narrow_carveout_)
                                               : std::string())
           : std::string("off"),
-      geglu_gemm_from_ > 0 ? fmt::format("from {} tokens", geglu_gemm_from_) : std::string("never"),
+      geglu_gemm_from_ > 0
+          ? fmt::format("from {} tokens{}", geglu_gemm_from_,
+                        geglu_gemm_min_fill_ > 0
+                            ? fmt::format(" where its last round of tiles fills >= {} % of the SMs", geglu_gemm_min_fill_)
+                            : std::string())
+          : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"), lean_add_ln_from_,
       cluster_rule_.to_string(),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
@@ -761,7 +779,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, in
     small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
     return;
   }
-  if (geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_) {
+  if (fuses_geglu(tokens)) {
     launch_geglu_gemm(GegluGemmArgs<Elem>{in, w, g, tokens, dims_.d, dims_.inter}, s);
     return;
   }

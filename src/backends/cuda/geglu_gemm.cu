@@ -9,6 +9,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/gelu_lut.cuh"
 #include "backends/cuda/half16.cuh"
+#include "backends/cuda/tile.h"
 #include "backends/cuda/tma.cuh"
 #include "backends/cuda/wgmma.cuh"
 
@@ -20,6 +21,7 @@ constexpr int kConsumers = 4;                     // consumer warpgroups, 64 row
 constexpr int kBM = 64 * kConsumers;             // rows per CTA
 constexpr int kBN = 64;                           // GeGLU output columns per CTA (64 act + 64 mul rows of W)
 constexpr int kBK = 64;                           // K per stage: one 128-byte swizzle row
+static_assert(kBM == kGegluGemmTileRows && kBN == kGegluGemmTileOutputs, "the host's tile geometry (tile.h)");
 constexpr int kStages = 4;                        // TMA pipeline depth
 constexpr int kATile = kBM * kBK * 2;             // 32 KB
 constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB

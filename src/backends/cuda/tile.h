@@ -1,4 +1,5 @@
-// The attention kernel's query tile (queries per block), shared by the host-side tile table.
+// Tile geometry the host-side rules need: the attention kernel's query tile (queries per block),
+// shared by the host-side tile table, and the fused GeGLU GEMM's output tile.
 #pragma once
 
 #include <cstdint>
@@ -17,4 +18,8 @@ constexpr int32_t kAttnTileLargeFrom = 256;
 // tokens but lost 0.014 at 96-128.
 constexpr int32_t kAttnTileSmall = 32;
 constexpr int32_t kAttnTileSmallMaxTokens = 128;
+// The fused GeGLU GEMM's tile (geglu_gemm.cu): 256 rows x 64 GeGLU outputs, one persistent CTA per
+// SM taking tiles in rounds (geglu_gemm_fills_its_rounds, bucket.h).
+constexpr int32_t kGegluGemmTileRows = 256;
+constexpr int32_t kGegluGemmTileOutputs = 64;
 }  // namespace laya::cuda
