@@ -84,33 +84,27 @@ TEST(CudaBucket, KeySplitFillsOneWaveOnlyWhereRowsHaveKeyTilesToShare) {
   EXPECT_EQ(split(512, 1, 4, 64), 1);  // rows of at most 64 tokens
 }
 
-// The fused GeGLU GEMM's 256 x 64 tiles in rounds of 132 SMs (H200): a short last round after one
-// or two full ones sends the bucket to cuBLASLt + the GeGLU pass.
-TEST(CudaBucket, FusedGegluGemmAvoidsAShortLastRound) {
+// The fused GeGLU GEMM's 256 x 64 tiles in rounds of 132 SMs (H200): one full round and a short
+// second one send the bucket to cuBLASLt + the GeGLU pass.
+TEST(CudaBucket, FusedGegluGemmAvoidsAShortSecondRound) {
   // multilingual inter 1,152: 18 output tiles a 256-row block
   EXPECT_TRUE(geglu_gemm_fills_its_rounds(1280, 1152, 132, 25));   // 90 tiles: one partial round
   EXPECT_TRUE(geglu_gemm_fills_its_rounds(1536, 1152, 132, 25));   // 108
   EXPECT_FALSE(geglu_gemm_fills_its_rounds(1920, 1152, 132, 25));  // 144 = 132 + 12
   EXPECT_FALSE(geglu_gemm_fills_its_rounds(2048, 1152, 132, 25));  // the same 8 row blocks
-  EXPECT_FALSE(geglu_gemm_fills_its_rounds(2304, 1152, 132, 25));  // 162 = 132 + 30 (22 %)
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(2560, 1152, 132, 25));   // 180 = 132 + 48
-  EXPECT_FALSE(geglu_gemm_fills_its_rounds(4096, 1152, 132, 25));  // 288 = 264 + 24
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(8192, 1152, 132, 25));   // 576: four rounds and more
-  // english inter 2,624: 41 output tiles a row block
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(1280, 2624, 132, 25));   // 205 = 132 + 73
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(1920, 2624, 132, 25));   // 328 = 264 + 64
-  EXPECT_FALSE(geglu_gemm_fills_its_rounds(1664, 2624, 132, 25));  // 287 = 264 + 23
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(2560, 2624, 132, 25));   // 410: three rounds and more
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(8192, 2624, 132, 25));
-  // whole rounds, the threshold itself, three rounds, and 0 = always
+  EXPECT_FALSE(geglu_gemm_fills_its_rounds(2304, 1152, 132, 25));  // 162 = 132 + 30 (22.7 %)
+  EXPECT_TRUE(geglu_gemm_fills_its_rounds(2560, 1152, 132, 25));   // 180 = 132 + 48 (36 %)
+  EXPECT_TRUE(geglu_gemm_fills_its_rounds(4096, 1152, 132, 25));   // 288 = 264 + 24: after two rounds
+  EXPECT_TRUE(geglu_gemm_fills_its_rounds(8192, 1152, 132, 25));   // 576
+  // english inter 2,624: 41 output tiles a row block — never one round and a short one from 1,280
+  for (int32_t t = 1280; t <= 8192; t += 128) EXPECT_TRUE(geglu_gemm_fills_its_rounds(t, 2624, 132, 25)) << t;
+  EXPECT_FALSE(geglu_gemm_fills_its_rounds(1024, 2624, 132, 25));  // 164 = 132 + 32 (24 %)
+  // whole rounds, the threshold itself, and 0 = always
   EXPECT_TRUE(geglu_gemm_fills_its_rounds(256 * 9, 1024, 144, 25));   // 9 x 16 = 144: exactly one round
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(256 * 11, 1024, 132, 25));  // 176 = 132 + 44 (33 %)
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(1920, 1152, 132, 9));       // 12 of 132 = 9.09 %
-  EXPECT_FALSE(geglu_gemm_fills_its_rounds(1920, 1152, 132, 10));
-  EXPECT_FALSE(geglu_gemm_fills_its_rounds(256 * 17, 1024, 132, 25));  // 272 = 264 + 8 after two rounds
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(256 * 25, 1024, 132, 25));   // 400 = 396 + 4: three rounds
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(1920, 1152, 132, 0));
-  EXPECT_TRUE(geglu_gemm_fills_its_rounds(1920, 1152, 0, 25));
+  EXPECT_TRUE(geglu_gemm_fills_its_rounds(256 * 9, 1024, 132, 9));    // 144 = 132 + 12: 9.09 %
+  EXPECT_FALSE(geglu_gemm_fills_its_rounds(256 * 9, 1024, 132, 10));
+  EXPECT_TRUE(geglu_gemm_fills_its_rounds(256 * 9, 1024, 132, 0));
+  EXPECT_TRUE(geglu_gemm_fills_its_rounds(256 * 9, 1024, 0, 25));
 }
 
 TEST(CudaBucket, ParseShapes) {

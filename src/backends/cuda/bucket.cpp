@@ -91,8 +91,8 @@ bool geglu_gemm_fills_its_rounds(int32_t tokens, int32_t inter, int32_t sms, int
   if (min_fill_pct <= 0 || sms <= 0) return true;
   const int64_t tiles = int64_t{(tokens + kGegluGemmTileRows - 1) / kGegluGemmTileRows} *
                         ((inter + kGegluGemmTileOutputs - 1) / kGegluGemmTileOutputs);
-  const int64_t last = tiles % sms;
-  return last == 0 || last * 100 >= int64_t{min_fill_pct} * sms || tiles >= int64_t{3} * sms;
+  // One full round and a last round of fewer than min_fill_pct percent of the SMs' tiles.
+  return !(tiles > sms && (tiles - sms) * 100 < int64_t{min_fill_pct} * sms);
 }
 
 std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list) {

@@ -69,14 +69,14 @@ int32_t attention_tile_capacity(const Bucket& b);
 int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t max_row_len, int32_t max_split);
 
 // Whether the fused GeGLU GEMM (geglu_gemm.cuh) suits an MLP input GEMM of `tokens` rows on `sms`
-// SMs: its persistent CTAs take the 256 x 64 tiles (tile.h) in rounds of `sms`, and a last round
-// of a few tiles costs about a whole round while cuBLASLt's GEMM and the GeGLU pass have no such
-// step. True where the tiles fill whole rounds, where the last round holds at least min_fill_pct
-// percent of `sms` tiles, or from three rounds on (a short round is then a smaller share); false
-// where a short last round follows one or two full ones. min_fill_pct 0: always true. Measured on
-// the H200 (docs/benchmarks/cuda.md item 149): inter 1,152 at 1,920 tokens (144 tiles: 132 + 12)
-// -0.033 ms with cuBLASLt + the pass; inter 2,624 at 1,920 (328 tiles: a last round of 64) the
-// fused GEMM wins (item 43).
+// SMs: its persistent CTAs take the 256 x 64 tiles (tile.h) in rounds of `sms`, and a short second
+// round costs it about a whole round more, while cuBLASLt's GEMM and the GeGLU pass have no such
+// step. False where the tiles are one full round and a last round of fewer than min_fill_pct
+// percent of `sms`; true otherwise (min_fill_pct 0: always). Measured on the H200
+// (docs/benchmarks/cuda.md item 149), multilingual inter 1,152: 1,920 and 2,048 tokens (144 tiles:
+// 132 + 12) -0.038 / -0.046 ms with cuBLASLt + the pass, 2,304 (162: 132 + 30) -0.020, but 2,560
+// (180: 132 + 48) +0.055; after two full rounds a short one does not pay for the switch (4,096
+// tokens, 288 = 264 + 24: +0.114; english 1,792, 287 = 264 + 23: +0.101).
 bool geglu_gemm_fills_its_rounds(int32_t tokens, int32_t inter, int32_t sms, int32_t min_fill_pct);
 
 // Parses a shape list "1x48,4x64" (rows x tokens per row; spaces allowed, empty = none); throws

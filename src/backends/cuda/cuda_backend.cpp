@@ -83,8 +83,11 @@ constexpr bool kSmallTail = true;
 // GEMMs on the small GEMM over at most this many rows use its wide layout (64 W rows a CTA, the
 // tokens as the MMA's N; small_gemm.cu) where the shape allows. Measured on the H200
 // (docs/benchmarks/cuda.md item 71): 1x16 -0.153 ms, 1x48 -0.013, but 64 tokens +0.011..+0.016.
+// Below d = 1,024 its grids are a quarter smaller again (12 CTAs for N = d), and the 48-token bucket
+// runs the narrow layout: at d = 768 (multilingual) 1x48 -0.012, 3x16 -0.014, 6x8 -0.013, 8x6
+// -0.009 (item 150; at d = 1,024 narrow there was 1x48 -0.003..-0.007 but 8x6 +0.012, item 138).
 // LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M overrides it (0: never).
-constexpr int32_t kSmallGemmWideMaxRows = 48;
+constexpr int32_t small_gemm_wide_max_rows(int32_t d) { return d >= 1024 ? 48 : 32; }
 constexpr int64_t kMemoryMargin = int64_t{256} << 20;
 // The most rows a forward may be configured to take (BackendOptions::max_rows; serve's
 // --max-batch-rows): beyond it the row-indexed staging and head buffers stop being negligible.
@@ -128,10 +131,11 @@ static_assert(kDecisionFfnSplits <= kMaxAddParts && kDecisionOutSplits <= kMaxAd
 // -0.11, 11x128 (1,408) -0.09, 10x128 (1,280) -0.06, but 9x128 (1,152) +0.07 and 2x512 (1,024)
 // +0.12 — the 256-row tiles of 1,152 tokens cost what 1,280 cost — hence 1280.
 constexpr int32_t kGegluGemmFromRows = 1280;
-// ... where its tiles' last round on the GPU's SMs is not a short one after one or two full rounds
-// (geglu_gemm_fills_its_rounds, bucket.h: at least this percentage of the SMs, or three rounds).
-// Measured on the H200 (docs/benchmarks/cuda.md item 149). LAYA_CUDA_GEGLU_GEMM_MIN_FILL overrides
-// it (0: every bucket from kGegluGemmFromRows, as before).
+// ... except where its tiles are one full round on the GPU's SMs and a second round of fewer than
+// this percentage of them (geglu_gemm_fills_its_rounds, bucket.h: multilingual 1,920-2,304 tokens
+// on the H200, -0.02..-0.05 ms; never an english bucket from 1,280 tokens). Measured on the H200
+// (docs/benchmarks/cuda.md item 149). LAYA_CUDA_GEGLU_GEMM_MIN_FILL overrides it (0: every bucket
+// from kGegluGemmFromRows, as before).
 constexpr int32_t kGegluGemmMinFillPct = 25;
 // Buckets of at least this many tokens add the attention- and MLP-output GEMMs into the fp32
 // residual stream in the GEMM's epilogue (Gemm::run_residual), so the add+LN after them only
@@ -353,7 +357,7 @@ class CudaBackendImpl final : public CudaEngine {
     return prune_head_from_ > 0 && b.tokens >= prune_head_from_ && b.row_slots() + b.markers <= b.tokens;
   }
   // Whether the MLP input GEMM of `tokens` rows runs the fused GeGLU GEMM (from geglu_gemm_from_
-  // tokens, where its tiles do not end in a short round: kGegluGemmMinFillPct).
+  // tokens, unless its tiles are a full round and a short one: kGegluGemmMinFillPct).
   bool fuses_geglu(int32_t tokens) const {
     return geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_ &&
            geglu_gemm_fills_its_rounds(tokens, dims_.inter, sms_, geglu_gemm_min_fill_);
@@ -590,7 +594,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                             : 0;
     small_gemm_bias_max_k_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_BIAS", kSmallGemmBiasMaxK));
     small_tail_ = env_int("LAYA_CUDA_SMALL_TAIL", kSmallTail ? 1 : 0) != 0;
-    small_gemm_wide_max_m_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M", kSmallGemmWideMaxRows));
+    small_gemm_wide_max_m_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M", small_gemm_wide_max_rows(dims_.d)));
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
@@ -629,7 +633,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       geglu_gemm_from_ > 0
           ? fmt::format("from {} tokens{}", geglu_gemm_from_,
                         geglu_gemm_min_fill_ > 0
-                            ? fmt::format(" where its last round of tiles fills >= {} % of the SMs", geglu_gemm_min_fill_)
+                            ? fmt::format(" unless its tiles are one round and < {} % of another", geglu_gemm_min_fill_)
                             : std::string())
           : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"), lean_add_ln_from_,
