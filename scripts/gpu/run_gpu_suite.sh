@@ -11,14 +11,15 @@
 #   (closed c = 64, open 900 / 1,300/s) on serve's defaults (docs/benchmarks/http.md); the
 #   multilingual checkpoint (`multilingual`, not in the default list): `laya-engine bench` and the
 #   official package on it, interleaved (two rounds), its official parity, and `serve` answering
-#   requests in four languages.
+#   requests in four languages; the same for typed-decisions (`typed`, not in the default list).
+#   `http` runs on the layout LAYA_HTTP_LAYOUT names (english, the default; typed-decisions; multilingual).
 # Results under $OUT (at most 8 files come back): gpu.txt, summary.txt, tests.log, profile.txt,
-# parity.log, bench.jsonl, official.log, http.txt; the multilingual phase's ml.txt and ml_bench.jsonl.
+# parity.log, bench.jsonl, official.log, http.txt; ml.txt / ml_bench.jsonl, td.txt / td_bench.jsonl.
 #
-# usage: scripts/gpu/run_gpu_suite.sh [PHASES]   PHASES: comma list of tests,profile,bench,official,parity,http,multilingual
+# usage: scripts/gpu/run_gpu_suite.sh [PHASES]   PHASES: comma list of tests,profile,bench,official,parity,http,multilingual,typed
 #        (default tests,profile,bench,official,parity; order of execution is fixed). Env:
 #        LAYA_BENCH_SHAPES, LAYA_BENCH_ITERS, LAYA_PARITY_REQUESTS, LAYA_PARITY_MAX_TOKENS, LAYA_PARITY_TIMEOUT,
-#        LAYA_ML_SHAPES (the multilingual phase's shapes).
+#        LAYA_ML_SHAPES / LAYA_TD_SHAPES (the multilingual / typed phases' shapes), LAYA_HTTP_LAYOUT.
 PH=${1:-tests,profile,bench,official,parity}
 source "$(dirname "$0")/suite_common.sh"
 
@@ -27,15 +28,20 @@ record_machine
 cat "$OUT/gpu.txt"
 
 EN=/tmp/ck-english TD=/tmp/ck-typed ML=/tmp/ck-multilingual
-if has parity || has bench || has official || has http; then
+case ${LAYA_HTTP_LAYOUT:-english} in
+  english) HTTP_CK=$EN ;; typed-decisions) HTTP_CK=$TD ;; multilingual) HTTP_CK=$ML ;;
+  *) echo "LAYA_HTTP_LAYOUT: english, typed-decisions or multilingual" >&2; exit 2 ;;
+esac
+http_on() { has http && [ "$HTTP_CK" = "$1" ]; }
+if has parity || has profile || has bench || has official || http_on $EN; then
   [ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -2
   log "synth english done"
 fi
-if has parity; then
+if has parity || has typed || http_on $TD; then
   [ -d $TD ] || $R laya-engine synth --layout typed-decisions --seed 2 $TD --tokenizer "$X/tokenizer" 2>&1 | tail -2
   log "synth typed-decisions done"
 fi
-if has parity || has multilingual; then
+if has parity || has multilingual || http_on $ML; then
   [ -d $ML ] || $R laya-engine synth --layout multilingual --seed 3 $ML --tokenizer "$X/tokenizer-mmbert" 2>&1 | tail -2
   log "synth multilingual done"
 fi
@@ -105,7 +111,7 @@ if has official; then
 fi
 if has http; then
   H=$OUT/http.txt
-  $R laya-engine serve --model $EN --backend cuda --port 18080 > /tmp/serve.log 2>&1 &
+  $R laya-engine serve --model $HTTP_CK --backend cuda --port 18080 > /tmp/serve.log 2>&1 &
   SP=$!
   for i in $(seq 1 600); do curl -sf http://127.0.0.1:18080/ready > /dev/null && break; sleep 0.05; done
   B1='{"state": "I was charged twice for my order. Please refund the duplicate today.", "questions": {"refund": {"type": "noul", "instructions": "Does the customer ask for a refund?"}}}'
@@ -119,51 +125,56 @@ if has http; then
   echo | tee -a "$OUT/summary.txt"
   kill $SP; wait $SP 2>/dev/null
   { echo "-- serve.log"; cat /tmp/serve.log; } > "$H"
-  HB="timeout 150 $R laya_bench_http --model $EN --backend cuda --requests 100 --seconds 4 --busy-poll-us 250 --warmup-shapes auto --connections 256"
+  HB="timeout 150 $R laya_bench_http --model $HTTP_CK --backend cuda --requests 100 --seconds 4 --busy-poll-us 250 --warmup-shapes auto --connections 256"
   { echo "-- the small request"; $HB --concurrency 64,128 --open-loop 10000 2>&1; } >> "$H"; log "http small rc=$?"
   { echo "-- mixed traffic"; $HB --mix 1 --concurrency 64 --open-loop 900,1300 2>&1; } >> "$H"; log "http mix rc=$?"
   grep -vE "^\s*$|warning" "$H" | sed -n '/^-- the small request/,$p' | tee -a "$OUT/summary.txt"
 fi
-if has multilingual; then
-  # The multilingual layout (mmBERT-base: 22 layers, d = 768, 12 heads, inter 1,152, vocab 256,000,
-  # rows up to 1,024 tokens): ours eager and graph and the official package, interleaved.
-  M=$OUT/ml.txt
-  MS=${LAYA_ML_SHAPES:-1x48,4x64,1x512,1x1024,4x464,16x512}
+# Another layout's checkpoint: ours eager and graph and the official package on it, interleaved
+# (two rounds), its official parity, and `serve` answering requests in four languages.
+# usage: layout_phase NAME CHECKPOINT SHAPES PORT   (results: $OUT/NAME.txt, $OUT/NAME_bench.jsonl)
+layout_phase() {
+  local name=$1 ck=$2 shapes=$3 port=$4 round ex st b SP
+  local M=$OUT/$name.txt J=$OUT/${name}_bench.jsonl
   if [ ! -d /tmp/laya-site ]; then
     python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$M" 2>&1
   fi
   for round in 1 2; do
     for ex in eager graph; do
-      $R laya-engine bench --model $ML --backend cuda --execution $ex --shapes "$MS" --warmup 20 --iters ${LAYA_BENCH_ITERS:-60} --json \
-        2>>"$M" | sed "s/^{/{\"round\":$round,\"impl\":\"ours-$ex\",/" >> "$OUT/ml_bench.jsonl"
-      log "multilingual bench ours $ex round $round rc=$?"
+      $R laya-engine bench --model $ck --backend cuda --execution $ex --shapes "$shapes" --warmup 20 --iters ${LAYA_BENCH_ITERS:-60} --json \
+        2>>"$M" | sed "s/^{/{\"round\":$round,\"impl\":\"ours-$ex\",/" >> "$J"
+      log "$name bench ours $ex round $round rc=$?"
     done
-    PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $ML --shapes "$MS" --warmup 20 \
-      --iters ${LAYA_BENCH_ITERS:-60} --json 2>>"$M" | sed "s/^{/{\"round\":$round,/" >> "$OUT/ml_bench.jsonl"
-    log "multilingual bench official round $round rc=$?"
+    PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $ck --shapes "$shapes" --warmup 20 \
+      --iters ${LAYA_BENCH_ITERS:-60} --json 2>>"$M" | sed "s/^{/{\"round\":$round,/" >> "$J"
+    log "$name bench official round $round rc=$?"
   done
-  python3 scripts/gpu/bench_table.py "$OUT/ml_bench.jsonl" | tee -a "$OUT/summary.txt"
-  PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $ML --shapes 1x48 --warmup 1 --iters 2 \
-    --parity-out /tmp/official_parity_ml.jsonl --parity-requests 30 >> "$M" 2>&1
-  log "multilingual official parity dump rc=$?"
-  LAYA_GPU_OFFICIAL_PARITY=/tmp/official_parity_ml.jsonl LAYA_GPU_OFFICIAL_MODEL=$ML \
+  python3 scripts/gpu/bench_table.py "$J" | tee -a "$OUT/summary.txt"
+  PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $ck --shapes 1x48 --warmup 1 --iters 2 \
+    --parity-out /tmp/official_parity_$name.jsonl --parity-requests 30 >> "$M" 2>&1
+  log "$name official parity dump rc=$?"
+  LAYA_GPU_OFFICIAL_PARITY=/tmp/official_parity_$name.jsonl LAYA_GPU_OFFICIAL_MODEL=$ck \
     $R test_gpu --gtest_filter=*Official* >> "$M" 2>&1
-  log "multilingual official parity test rc=$?"
+  log "$name official parity test rc=$?"
   grep -E "official parity|PASSED|FAILED" "$M" | tee -a "$OUT/summary.txt"
-  $R laya-engine serve --model $ML --backend cuda --port 18081 > /tmp/serve-ml.log 2>&1 &
+  $R laya-engine serve --model $ck --backend cuda --port $port > /tmp/serve-$name.log 2>&1 &
   SP=$!
-  for i in $(seq 1 600); do curl -sf http://127.0.0.1:18081/ready > /dev/null && break; sleep 0.05; done
-  echo -n "serve multilingual: four requests, statuses " | tee -a "$OUT/summary.txt"
+  for i in $(seq 1 600); do curl -sf http://127.0.0.1:$port/ready > /dev/null && break; sleep 0.05; done
+  echo -n "serve $name: four requests, statuses " | tee -a "$OUT/summary.txt"
   for st in "Le serveur est en panne depuis ce matin et les clients ne peuvent plus payer." \
             "Mi pedido llegó roto y quiero que me devuelvan el dinero hoy mismo." \
             "サーバールームの温度が41度に達し、ファンが2台停止しました。" \
             "The invoice was charged twice; please refund the duplicate."; do
     b='{"state": "'"$st"'", "questions": {"urgent": {"type": "noul", "instructions": "Is this urgent?"}, "team": {"type": "choice", "instructions": "Which team?", "criteria": {"billing": "payments and refunds", "it": "servers and outages"}}}}'
-    curl -s -o /tmp/ml-answer.json -w "%{http_code} " -H 'Content-Type: application/json' --data-binary "$b" \
-      http://127.0.0.1:18081/v1/systemone | tee -a "$OUT/summary.txt"
-    { echo; head -c 600 /tmp/ml-answer.json; echo; } >> "$M"
+    curl -s -o /tmp/$name-answer.json -w "%{http_code} " -H 'Content-Type: application/json' --data-binary "$b" \
+      http://127.0.0.1:$port/v1/systemone | tee -a "$OUT/summary.txt"
+    { echo; head -c 600 /tmp/$name-answer.json; echo; } >> "$M"
   done; echo | tee -a "$OUT/summary.txt"
   kill $SP; wait $SP 2>/dev/null
-  { echo "-- serve.log (multilingual)"; cat /tmp/serve-ml.log; } >> "$M"
-fi
+  { echo "-- serve.log ($name)"; cat /tmp/serve-$name.log; } >> "$M"
+}
+# The multilingual layout (mmBERT-base: 22 layers, d = 768, 12 heads, inter 1,152, vocab 256,000,
+# rows up to 1,024 tokens) and typed-decisions (english dims, rows up to 1,024 tokens).
+if has multilingual; then layout_phase ml $ML "${LAYA_ML_SHAPES:-1x48,4x64,1x512,1x1024,4x464,16x512}" 18081; fi
+if has typed; then layout_phase td $TD "${LAYA_TD_SHAPES:-1x48,1x512,1x1024,4x1024,16x1024}" 18082; fi
 log "suite end"
