@@ -22,6 +22,19 @@ TEST(CudaClusterRule, RangesCoverTheirRowsAndShapesOnly) {
   for (int32_t m : {65, 128, 1536, 8192}) EXPECT_FALSE(rule.contains(m, 1024, 1024)) << m;
 }
 
+// The engine's defaults: english dims (d = 1,024, inter 2,624) as measured in items 123 and 126;
+// multilingual (d = 768, inter 1,152) without the MLP input GEMM at 257-512 rows (item 151).
+TEST(CudaClusterRule, DefaultsFollowTheCheckpointsDims) {
+  EXPECT_EQ(default_single_cta_cluster_rule(1024, 2624).to_string(), "1-64;129-768:5248x1024+1024x1024;769-1535");
+  const SingleCtaClusterRule ml = default_single_cta_cluster_rule(768, 1152);
+  EXPECT_EQ(ml.to_string(), "1-64;129-256:2304x768+768x768;257-512:768x768;513-768:2304x768+768x768;769-1535");
+  for (int32_t m : {129, 256, 513, 768}) EXPECT_TRUE(ml.contains(m, 2304, 768)) << m;
+  for (int32_t m : {257, 384, 480, 512}) EXPECT_FALSE(ml.contains(m, 2304, 768)) << m;
+  for (int32_t m : {129, 384, 512, 768}) EXPECT_TRUE(ml.contains(m, 768, 768)) << m;
+  for (int32_t m : {1, 64, 769, 1535}) EXPECT_TRUE(ml.contains(m, 2304, 768)) << m;
+  EXPECT_EQ(SingleCtaClusterRule::parse(ml.to_string()), ml);  // a spec the override reads back
+}
+
 TEST(CudaClusterRule, ParsesItsSpecAndRejectsMalformedOnes) {
   const std::string spec = "1-64;129-768:5248x1024+1024x1024;769-1535";
   const auto rule = SingleCtaClusterRule::parse(spec);

@@ -63,4 +63,10 @@ std::string SingleCtaClusterRule::to_string() const {
   return s;
 }
 
+SingleCtaClusterRule default_single_cta_cluster_rule(int32_t d, int32_t inter) {
+  const std::pair<int32_t, int32_t> mlp_in{2 * inter, d}, attn_out{d, d};
+  if (d >= 1024) return {{{1, 64, {}}, {129, 768, {mlp_in, attn_out}}, {769, 1535, {}}}};
+  return {{{1, 64, {}}, {129, 256, {mlp_in, attn_out}}, {257, 512, {attn_out}}, {513, 768, {mlp_in, attn_out}}, {769, 1535, {}}}};
+}
+
 }  // namespace laya::cuda

@@ -32,4 +32,17 @@ struct SingleCtaClusterRule {
   std::string to_string() const;  // the spec parse reads; "none" for the empty rule
 };
 
+// The engine's rule for a checkpoint of hidden size d and GeGLU width inter: every GEMM of at most
+// 64 rows and of 769-1,535 rows; at 129-768 rows the MLP input GEMM (2 inter x d, unfused GeGLU) and
+// the attention output GEMM (d x d; the decision layers' out-projection has that shape too) — except,
+// below d = 1,024, the MLP input GEMM at 257-512 rows. Measured on the H200: 0.2-0.4 us less a GEMM
+// at 48 and 64 rows, mixed at 128 (docs/benchmarks/cuda.md item 55); every GEMM at 769-1,535 rows:
+// 11x128 (1,408 tokens) -0.088 ms, 9x128 (1,152) -0.041..-0.075, 1,024 tokens -0.007..-0.032,
+// 768-896 and 1,280 tokens -0.012..+0.002, but 640 tokens +0.035, 256 +0.072, 1,664 +0.072 (item
+// 123); by shape at 129-768 (item 126, d = 1,024): the MLP output GEMM alone +0.058 at 256 tokens,
+// the QKV GEMM +0.018 there, the two chosen -0.007..-0.024 at 160-768 tokens; at d = 768 (item 151)
+// the MLP input GEMM's clustered picks are faster at 384-512 rows (1x384 -0.019, 1x464 -0.048,
+// 1x512 -0.050, 2x256 -0.048 ms) and slower at 768 (+0.025).
+SingleCtaClusterRule default_single_cta_cluster_rule(int32_t d, int32_t inter);
+
 }  // namespace laya::cuda

@@ -44,21 +44,6 @@ constexpr int32_t kRotateKOnceTokens = 512;
 // (docs/benchmarks/cuda.md item 131, six rounds): from 2,048 rows 5x512 (2,560 tokens) -0.032 ms,
 // 6x512 -0.028, 7x512 -0.032, 64x48 -0.011, but 4x512 (2,048) +0.017 — hence 2,560.
 constexpr int32_t kTuneFromRows = 2560;
-// The cuBLASLt GEMMs that run the heuristic's pick with a 1x1x1 thread-block cluster (gemm.h,
-// cluster_rule.h): every GEMM of at most kSingleCtaClusterMaxRows rows and of
-// kSingleCtaClusterFromRows to kSingleCtaClusterToRows rows; in between, from
-// kSingleCtaClusterShapesFromRows rows, only the MLP input GEMM (unfused GeGLU) and the attention
-// output GEMM (N = K = d; the decision layers' out-projection has that shape too). Measured on the
-// H200: 0.2-0.4 us less a GEMM at 48 and 64 rows, mixed at 128 (docs/benchmarks/cuda.md item 55);
-// every GEMM at 769-1,535 rows: 11x128 (1,408 tokens) -0.088 ms, 9x128 (1,152) -0.041..-0.075,
-// 1,024 tokens -0.007..-0.032, 768-896 and 1,280 tokens -0.012..+0.002, but 640 tokens +0.035, 256
-// +0.072, 1,664 +0.072 (item 123); by shape at 129-768 (item 126): the MLP output GEMM alone +0.058
-// at 256 tokens, the QKV GEMM +0.018 there, the two chosen -0.007..-0.024 at 160-768 tokens.
-// LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER overrides the rule ("FROM-TO[:NxK+NxK];...", "none": no GEMM).
-constexpr int32_t kSingleCtaClusterMaxRows = 64;
-constexpr int32_t kSingleCtaClusterShapesFromRows = 129;
-constexpr int32_t kSingleCtaClusterFromRows = 769;
-constexpr int32_t kSingleCtaClusterToRows = 1535;
 // Buckets of at most this many tokens run the encoder's GEMMs on small_gemm (sm_90a), which waits
 // on programmatic edges, with PDL for all of the engine's kernels (PdlScope): every boundary of
 // their encoder layers is programmatic and GeGLU runs in the MLP input GEMM's epilogue. Measured
@@ -253,8 +238,9 @@ struct Dims {
   float eps = 1e-5f;
 };
 
-// The engine's single-CTA-cluster rule for a checkpoint of these dims (see kSingleCtaClusterMaxRows),
-// or LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER's (unset or empty: the default, as env_int's switches).
+// The cuBLASLt GEMMs that run the heuristic's pick with a 1x1x1 cluster: the checkpoint's default
+// (default_single_cta_cluster_rule, cluster_rule.h) unless LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER gives a
+// spec ("FROM-TO[:NxK+NxK];...", "none": no GEMM; unset or empty: the default, as env_int's switches).
 SingleCtaClusterRule single_cta_cluster_rule(const Dims& dims) {
   if (const char* spec = std::getenv("LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER"); spec != nullptr && *spec != '\0') {
     auto rule = SingleCtaClusterRule::parse(spec);
@@ -262,11 +248,7 @@ SingleCtaClusterRule single_cta_cluster_rule(const Dims& dims) {
                  "LAYA_CUDA_GEMM_SINGLE_CTA_CLUSTER='{}' is not FROM-TO[:NxK+NxK...];... or none", spec);
     return *rule;
   }
-  const SingleCtaClusterRange mlp_in_and_attn_out{
-      kSingleCtaClusterShapesFromRows, kSingleCtaClusterFromRows - 1, {{2 * dims.inter, dims.d}, {dims.d, dims.d}}};
-  return {{{1, kSingleCtaClusterMaxRows, {}},
-           mlp_in_and_attn_out,
-           {kSingleCtaClusterFromRows, kSingleCtaClusterToRows, {}}}};
+  return default_single_cta_cluster_rule(dims.d, dims.inter);
 }
 
 class DumpCtx {
