@@ -63,22 +63,32 @@ if has profile; then
   done
 fi
 
-if has bench; then
+# The official laya package from the bundled wheel, installed once into /tmp/laya-site (log: $1).
+official_site() {
+  [ -d /tmp/laya-site ] || python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$1" 2>&1
+}
+# Two interleaved rounds on checkpoint CK: ours eager, ours graph, then (OFFICIAL=1) the official
+# package, each JSON line tagged with its round and implementation into JSONL; stderr to ERR (ours)
+# and OFFICIAL_ERR. usage: bench_rounds CK SHAPES JSONL ERR OFFICIAL OFFICIAL_ERR [LOG_PREFIX]
+bench_rounds() {
+  local ck=$1 shapes=$2 J=$3 err=$4 official=$5 oerr=$6 pre=${7:-} round ex
   for round in 1 2; do
     for ex in eager graph; do
-      $R laya-engine bench --model $EN --backend cuda --execution $ex --shapes "$SHAPES" --warmup 20 --iters ${LAYA_BENCH_ITERS:-60} --json \
-        2>>"$OUT/summary.txt" | sed "s/^{/{\"round\":$round,\"impl\":\"ours-$ex\",/" >> "$OUT/bench.jsonl"
-      log "bench ours $ex round $round rc=$?"
+      $R laya-engine bench --model $ck --backend cuda --execution $ex --shapes "$shapes" --warmup 20 --iters ${LAYA_BENCH_ITERS:-60} --json \
+        2>>"$err" | sed "s/^{/{\"round\":$round,\"impl\":\"ours-$ex\",/" >> "$J"
+      log "${pre}bench ours $ex round $round rc=$?"
     done
-    if has official; then
-      if [ ! -d /tmp/laya-site ]; then
-        python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/official.log" 2>&1
-      fi
-      PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $EN --shapes "$SHAPES" --warmup 20 \
-        --iters ${LAYA_BENCH_ITERS:-60} --json 2>>"$OUT/official.log" | sed "s/^{/{\"round\":$round,/" >> "$OUT/bench.jsonl"
-      log "bench official round $round rc=$?"
+    if [ "$official" = 1 ]; then
+      official_site "$oerr"
+      PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $ck --shapes "$shapes" --warmup 20 \
+        --iters ${LAYA_BENCH_ITERS:-60} --json 2>>"$oerr" | sed "s/^{/{\"round\":$round,/" >> "$J"
+      log "${pre}bench official round $round rc=$?"
     fi
   done
+}
+
+if has bench; then
+  bench_rounds $EN "$SHAPES" "$OUT/bench.jsonl" "$OUT/summary.txt" "$(has official && echo 1)" "$OUT/official.log"
   # Each shape once more, alone and graph-mode as above, with the SM clock and power sampled: the
   # conditions its numbers were taken under (the large shapes reach the power cap, item 51).
   for shp in $(echo "$SHAPES" | tr ',' ' '); do
@@ -98,9 +108,7 @@ if has parity; then
 fi
 
 if has official; then
-  if [ ! -d /tmp/laya-site ]; then
-    python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$OUT/official.log" 2>&1
-  fi
+  official_site "$OUT/official.log"
   PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $EN --shapes 1x48 --warmup 1 --iters 2 \
     --parity-out /tmp/official_parity.jsonl --parity-requests 30 >> "$OUT/official.log" 2>&1
   log "official parity dump rc=$?"
@@ -134,21 +142,9 @@ fi
 # (two rounds), its official parity, and `serve` answering requests in four languages.
 # usage: layout_phase NAME CHECKPOINT SHAPES PORT   (results: $OUT/NAME.txt, $OUT/NAME_bench.jsonl)
 layout_phase() {
-  local name=$1 ck=$2 shapes=$3 port=$4 round ex st b SP
+  local name=$1 ck=$2 shapes=$3 port=$4 st b SP
   local M=$OUT/$name.txt J=$OUT/${name}_bench.jsonl
-  if [ ! -d /tmp/laya-site ]; then
-    python3 -m pip install -q --no-deps --no-index --target /tmp/laya-site "$X"/wheels/laya-*.whl >> "$M" 2>&1
-  fi
-  for round in 1 2; do
-    for ex in eager graph; do
-      $R laya-engine bench --model $ck --backend cuda --execution $ex --shapes "$shapes" --warmup 20 --iters ${LAYA_BENCH_ITERS:-60} --json \
-        2>>"$M" | sed "s/^{/{\"round\":$round,\"impl\":\"ours-$ex\",/" >> "$J"
-      log "$name bench ours $ex round $round rc=$?"
-    done
-    PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $ck --shapes "$shapes" --warmup 20 \
-      --iters ${LAYA_BENCH_ITERS:-60} --json 2>>"$M" | sed "s/^{/{\"round\":$round,/" >> "$J"
-    log "$name bench official round $round rc=$?"
-  done
+  bench_rounds $ck "$shapes" "$J" "$M" 1 "$M" "$name "
   python3 scripts/gpu/bench_table.py "$J" | tee -a "$OUT/summary.txt"
   PYTHONPATH=/tmp/laya-site python3 scripts/gpu/official_gpu_bench.py --model $ck --shapes 1x48 --warmup 1 --iters 2 \
     --parity-out /tmp/official_parity_$name.jsonl --parity-requests 30 >> "$M" 2>&1
