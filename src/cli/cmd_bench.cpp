@@ -222,6 +222,9 @@ Registration reg("bench", "Time the forward pass on synthetic rows of given shap
   sub.add_option("--precision", a->backend.precision, "cuda: auto (the checkpoint's amp_dtype) | bf16 | fp16")
       ->capture_default_str();
   sub.add_option("--max-rows", a->backend.max_rows, "cuda: rows one forward takes")->capture_default_str();
+  sub.add_option("--max-tokens", a->backend.max_tokens,
+                 "cuda: tokens one forward takes (0: 16 rows of max_len; lower only: at least one row and 1024)")
+      ->capture_default_str();
   sub.add_option("--warmup-shapes", a->backend.warmup_shapes,
                  "cuda: start-up warm-up before the load time is taken: auto (one forward per bucket size) or shapes")
       ->capture_default_str();

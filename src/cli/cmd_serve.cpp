@@ -165,6 +165,7 @@ int run_serve(const ServeArgs& a, bool backend_given) {
   bo.graph_admit_after = a.graph_cache.graph_admit_after;
   bo.graph_max_tokens = a.graph_cache.graph_max_tokens;
   bo.max_rows = a.max_batch_rows;  // the CUDA engine's workspace takes the batches the executor forms
+  bo.max_tokens = a.max_batch_tokens;
   apply_device(a.device, bo, backend_given);
   LAYA_REQUIRE(has_backend(bo.backend), ErrorKind::bad_request, "backend '{}' is not in this binary", bo.backend);
   const auto busy_poll = runtime::resolve_busy_poll(a.busy_poll_us, bo.backend);
@@ -317,8 +318,15 @@ Registration reg("serve", "Serve the official laya-serve HTTP API (POST /v1/syst
       ->envname("LAYA_BUSY_POLL_US")->capture_default_str();
   app.add_option("--workers", a->workers, "tokenisation/decoding threads (0: min(cores, 4))")->envname("LAYA_WORKERS")->capture_default_str();
   app.add_option("--queue-size", a->queue_size, "admitted requests not yet running; beyond: 429")->envname("LAYA_QUEUE_SIZE")->capture_default_str();
-  app.add_option("--max-batch-rows", a->max_batch_rows, "rows (questions) per forward")->envname("LAYA_MAX_BATCH_ROWS")->capture_default_str();
-  app.add_option("--max-batch-tokens", a->max_batch_tokens, "tokens per forward")->envname("LAYA_MAX_BATCH_TOKENS")->capture_default_str();
+  app.add_option("--max-batch-rows", a->max_batch_rows, "rows (questions) per forward")
+      ->envname("LAYA_MAX_BATCH_ROWS")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-batch-tokens", a->max_batch_tokens,
+                 "tokens per forward (cuda: below 16 rows of max_len it also shrinks the engine's workspace)")
+      ->envname("LAYA_MAX_BATCH_TOKENS")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--batch-wait-us", a->batch_wait_us, "wait after the oldest arrival to fill a batch (0: none)")
       ->envname("LAYA_BATCH_WAIT_US")->capture_default_str();
   app.add_option("--deadline-ms", a->deadline_ms, "per-request deadline, 504 after it (0: none)")->envname("LAYA_DEADLINE_MS")->capture_default_str();

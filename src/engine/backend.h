@@ -28,6 +28,9 @@ struct BackendOptions {
   int64_t graph_admit_after = 2;
   int64_t graph_max_tokens = 4096;
   int32_t max_rows = 64;             // cuda: rows one forward takes (its workspace is sized for them)
+  // cuda: tokens one forward takes (its workspace is sized for them): 0 = 16 rows of the
+  // checkpoint's max_len; a positive value only lowers that, to one full row (and 1,024 tokens) at least
+  int64_t max_tokens = 0;
   // cuda: shapes to run (and capture) at start-up, e.g. "1x48,4x64"; "auto": one eager forward per
   // bucket size, so that no first request of a size pays for loading its kernels (serve's default);
   // "" or "none": no warm-up

@@ -1020,6 +1020,48 @@ TEST(CudaEngine, MaxRowsSetsTheRowCapacity) {
   }
 }
 
+// BackendOptions::max_tokens (serve: --max-batch-tokens) shrinks the workspace: the engine holds less
+// device memory, refuses a larger batch (too_large) and runs it in parts with the answers of the
+// default engine (up to the rounding of other buckets); a larger value does not grow it.
+TEST(CudaEngine, MaxTokensShrinksTheWorkspace) {
+  LAYA_REQUIRE_GPU();
+  const auto big = batch_of(43, 16, 90, 128);  // 16 rows of 90-128 tokens: > 1,100 tokens
+  ASSERT_GT(big.tokens(), 1100);
+  // Each engine alone on the GPU when its memory is read (device_bytes_in_use counts from its start).
+  int64_t full_bytes = 0;
+  engine::ForwardResult one;
+  {
+    auto full = make_cuda_engine(tiny(), cuda_options("graph"));
+    full_bytes = full->device_bytes_in_use();
+    EXPECT_EQ(full->capacity().max_tokens, 16 * tiny().config().agent.max_len);
+    one = full->forward(big);
+  }
+  auto o = cuda_options("graph");
+  o.max_tokens = 1 << 20;
+  EXPECT_EQ(make_cuda_engine(tiny(), o)->capacity().max_tokens, 16 * tiny().config().agent.max_len);
+  o.max_tokens = 1100;
+  auto small = make_cuda_engine(tiny(), o);
+  EXPECT_EQ(small->capacity().max_tokens, 1100);
+  EXPECT_LT(small->device_bytes_in_use(), full_bytes);
+  try {
+    (void)small->forward(big);
+    ADD_FAILURE() << "a batch beyond the token capacity was accepted";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.kind(), ErrorKind::too_large) << err.what();
+  }
+  const auto parts = engine::forward_in_parts(*small, big);
+  EXPECT_GE(small->stats().forwards, 2);
+  const auto p1 = test::row_probabilities(big, one.logits), p2 = test::row_probabilities(big, parts.logits);
+  ASSERT_EQ(p1.size(), p2.size());
+  float worst = 0.f;
+  for (size_t i = 0; i < p1.size(); ++i) worst = std::max(worst, std::abs(p1[i] - p2[i]));
+  EXPECT_LE(worst, 0.02f);
+  ASSERT_EQ(parts.act_logits.size(), one.act_logits.size());
+  for (float v : parts.act_logits) EXPECT_TRUE(std::isfinite(v));
+  o.max_tokens = -1;
+  EXPECT_THROW(make_cuda_engine(tiny(), o), Error);
+}
+
 // warmup_shapes "auto": one eager forward per bucket size at start-up, outside the graph cache; the
 // engine then answers as an unwarmed one (same kernels, same GEMM choices below kTuneFromRows rows).
 TEST(CudaEngine, AutoWarmupRunsEveryBucketSizeEagerly) {

@@ -119,6 +119,32 @@ TEST(CudaBucket, ParseShapes) {
   EXPECT_THROW(parse_shapes("4x4x4"), Error);
 }
 
+// The workspace's token limit: 16 rows of max_len (at least 1,024) unless a lower positive request;
+// never below one row (nor 1,024), never above the default; negative refused.
+TEST(CudaBucket, WorkspaceTokensFollowTheRequestDownToOneRow) {
+  EXPECT_EQ(workspace_max_tokens(512, 0), 8192);    // english
+  EXPECT_EQ(workspace_max_tokens(1024, 0), 16384);  // typed-decisions, multilingual
+  EXPECT_EQ(workspace_max_tokens(128, 0), 2048);    // tiny
+  EXPECT_EQ(workspace_max_tokens(16, 0), 1024);
+  EXPECT_EQ(workspace_max_tokens(512, 16384), 8192);  // serve's default budget does not grow it
+  EXPECT_EQ(workspace_max_tokens(1024, 16384), 16384);
+  EXPECT_EQ(workspace_max_tokens(1024, 4096), 4096);
+  EXPECT_EQ(workspace_max_tokens(1024, 5000), 5000);
+  EXPECT_EQ(workspace_max_tokens(1024, 600), 1024);  // one full row
+  EXPECT_EQ(workspace_max_tokens(2048, 1500), 2048);
+  EXPECT_EQ(workspace_max_tokens(512, 1), 1024);
+  EXPECT_EQ(workspace_max_tokens(128, 1500), 1500);
+  EXPECT_EQ(workspace_max_tokens(512, int64_t{1} << 40), 8192);
+  for (int64_t bad : {int64_t{-1}, int64_t{-4096}}) {
+    try {
+      (void)workspace_max_tokens(512, bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::bad_request) << e.what();
+    }
+  }
+}
+
 // The warm-up's ladder: exactly the token counts choose_bucket produces for 1..max_tokens.
 TEST(CudaBucket, TokenCountsAreEveryBucketSize) {
   for (int32_t max_tokens : {1024, 2048, 8192, 16384, 1000}) {

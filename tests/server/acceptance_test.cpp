@@ -329,6 +329,24 @@ TEST(Acceptance, BusyPollingOptionServesTheSameAnswers) {
   }
 }
 
+// The batching limits are checked at start-up (a forward takes at least one row and one token;
+// the CUDA engine also sizes its workspace by them), naming the option.
+TEST(Acceptance, BatchLimitOptionsAreValidated) {
+  for (const char* bad : {"--max-batch-tokens=0", "--max-batch-tokens=-5", "--max-batch-tokens=lots",
+                          "--max-batch-rows=0", "--max-batch-rows=-1"}) {
+    ServerProcess s({bad});
+    EXPECT_EQ(s.port(), 0) << bad;
+    const std::string name = std::string(bad).substr(0, std::string(bad).find('='));
+    EXPECT_NE(s.log_text().find(name), std::string::npos) << s.log_text();
+  }
+  ServerProcess ok({"--max-batch-tokens", "600", "--max-batch-rows", "3"});
+  ASSERT_NE(ok.port(), 0) << ok.log_text();
+  EXPECT_EQ(http_get(ok.port(), "/ready").status, 200);
+  auto info = nlohmann::json::parse(http_get(ok.port(), "/info").body);
+  EXPECT_EQ(info["batching"]["max_batch_tokens"], 600) << info.dump();
+  EXPECT_EQ(info["batching"]["max_batch_rows"], 3) << info.dump();
+}
+
 // The CUDA graph cache's options are checked at start-up whatever the backend (a CPU server accepts
 // valid ones and ignores them).
 TEST(Acceptance, GraphCacheOptionsAreValidated) {

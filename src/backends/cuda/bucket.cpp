@@ -29,6 +29,15 @@ int32_t round_up_bounded(int32_t n, int32_t min_step) {
   return (n + step - 1) / step * step;
 }
 
+int32_t workspace_max_tokens(int32_t max_row_len, int64_t requested) {
+  LAYA_REQUIRE(requested >= 0, ErrorKind::bad_request, "tokens per forward must be >= 0 (0: the default; got {})",
+               requested);
+  const int32_t most = std::max(16 * max_row_len, 1024);
+  if (requested == 0) return most;
+  const int32_t least = std::max(max_row_len, 1024);
+  return static_cast<int32_t>(std::clamp<int64_t>(requested, least, most));
+}
+
 Bucket choose_bucket(int32_t t, int32_t r, int32_t k, const BucketLimits& limits) {
   LAYA_REQUIRE(t >= 1 && r >= 1 && k >= 1, ErrorKind::internal,
                "empty batch ({} tokens, {} rows, {} markers) reached the CUDA engine", t, r, k);

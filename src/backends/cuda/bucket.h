@@ -42,6 +42,14 @@ struct BucketLimits {
   int32_t max_markers = 2048;
 };
 
+// The workspace's token limit (BucketLimits::max_tokens) for a checkpoint whose rows have at most
+// max_row_len tokens: 16 such rows (at least 1,024 tokens) by default; `requested` > 0
+// (BackendOptions::max_tokens, serve's --max-batch-tokens) lowers it to save device memory, but
+// never below one full row (nor 1,024 tokens) — larger batches run in parts — and never raises it
+// (from ≈ 3k tokens on a forward's tokens/s hardly grows: docs/benchmarks/cuda.md item 96).
+// requested 0: the default; < 0: laya::Error (bad_request).
+int32_t workspace_max_tokens(int32_t max_row_len, int64_t requested);
+
 // The bucket for a batch of t tokens, r rows and k markers (t, r, k >= 1). Throws laya::Error
 // (too_large) naming the dimension when the batch exceeds the limits. Padded dims are clamped to
 // the limits (a batch at the limit runs unpadded).

@@ -457,7 +457,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   LAYA_REQUIRE(options.max_rows >= 1 && options.max_rows <= kMaxRowsLimit, ErrorKind::bad_request,
                "rows per forward must be 1..{} (got {})", kMaxRowsLimit, options.max_rows);
   limits_.max_rows = options.max_rows;
-  limits_.max_tokens = std::max(16 * dims_.max_row_len, 1024);
+  limits_.max_tokens = workspace_max_tokens(dims_.max_row_len, options.max_tokens);
   limits_.max_markers = 4096;
 
   // 2. The device: index, compute capability vs compiled kernels, free memory.
