@@ -1063,7 +1063,7 @@ TEST(CudaEngine, MaxTokensShrinksTheWorkspace) {
 }
 
 // warmup_shapes "auto": one eager forward per bucket size at start-up, outside the graph cache; the
-// engine then answers as an unwarmed one (same kernels, same GEMM choices below default_tune_from_rows's bound).
+// engine then answers as an unwarmed one (same kernels, same GEMM choices below kTuneFromRows rows).
 TEST(CudaEngine, AutoWarmupRunsEveryBucketSizeEagerly) {
   LAYA_REQUIRE_GPU();
   auto o = cuda_options("graph");

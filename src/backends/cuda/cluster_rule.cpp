@@ -66,7 +66,7 @@ std::string SingleCtaClusterRule::to_string() const {
 SingleCtaClusterRule default_single_cta_cluster_rule(int32_t d, int32_t inter) {
   const std::pair<int32_t, int32_t> mlp_in{2 * inter, d}, attn_out{d, d}, qkv{3 * d, d}, mlp_out{d, inter};
   if (d >= 1024) {
-    // 129-768 rows, bucket by bucket (each bucket size is one M; measured at every one, item 152):
+    // 129-768 rows, bucket by bucket (each bucket size is one M; measured at every one, item 153):
     // the MLP input GEMM everywhere, the attention output GEMM but at 161-192 and 321-352, and the
     // QKV / MLP output GEMMs where they were faster without clusters.
     struct Step {
@@ -75,10 +75,9 @@ SingleCtaClusterRule default_single_cta_cluster_rule(int32_t d, int32_t inter) {
     };
     static constexpr Step kSteps[] = {
         {144, true, false, false}, {160, true, false, true},  {176, false, false, false}, {192, false, true, false},
-        {224, true, false, false}, {240, true, false, true},  {256, true, false, false},  {288, true, false, true},
-        {320, true, true, true},   {352, false, false, false}, {384, true, false, false}, {448, true, true, true},
-        {480, true, false, true},  {512, true, false, false}, {576, true, true, false},   {640, true, false, false},
-        {704, true, false, true},  {768, true, false, false}};
+        {224, true, false, false}, {240, true, false, true},  {288, true, false, false},  {320, true, true, true},
+        {352, false, false, false}, {384, true, false, false}, {448, true, true, true},   {512, true, false, false},
+        {576, true, true, false},  {640, true, false, false}, {704, true, false, true},   {768, true, false, false}};
     SingleCtaClusterRule rule{{{1, 64, {}}}};
     int32_t from = 129;
     for (const Step& s : kSteps) {

@@ -37,8 +37,9 @@ struct SingleCtaClusterRule {
 // the attention output GEMM (d x d; the decision layers' out-projection has that shape too) — except,
 // below d = 1,024, the MLP input GEMM at 257-512 rows; from d = 1,024 a table by bucket size: not the
 // attention output GEMM at 161-192 and 321-352 rows, also the QKV GEMM (3d x d) at 177-192, 289-320,
-// 385-448 and 513-576, also the MLP output GEMM (d x inter) at 145-160, 225-240, 257-320, 385-480
-// and 641-704 (item 152: at every bucket size of 129-768 tokens, 0.008-0.052 ms a forward each). Measured on the H200: 0.2-0.4 us less a GEMM
+// 385-448 and 513-576, also the MLP output GEMM (d x inter) at 145-160, 225-240, 289-320, 385-448
+// and 641-704 (item 153: measured at every bucket size of 129-768 tokens; 0.007-0.054 ms a forward
+// less at ten of them, each lower in every round of two calls). Measured on the H200: 0.2-0.4 us less a GEMM
 // at 48 and 64 rows, mixed at 128 (docs/benchmarks/cuda.md item 55); every GEMM at 769-1,535 rows:
 // 11x128 (1,408 tokens) -0.088 ms, 9x128 (1,152) -0.041..-0.075, 1,024 tokens -0.007..-0.032,
 // 768-896 and 1,280 tokens -0.012..+0.002, but 640 tokens +0.035, 256 +0.072, 1,664 +0.072 (item

@@ -42,11 +42,10 @@ constexpr int32_t kRotateKOnceTokens = 512;
 // GEMMs over at least this many rows pick their cuBLASLt algorithm by timing (see gemm.h);
 // LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never). Measured on the H200 against 4,096
 // (docs/benchmarks/cuda.md item 131, six rounds): from 2,048 rows 5x512 (2,560 tokens) -0.032 ms,
-// 6x512 -0.028, 7x512 -0.032, 64x48 -0.011, but 4x512 (2,048) +0.017 — hence 2,560 for d >= 1,024.
-// Below (multilingual, d = 768; item 152) timing pays from 1,280 rows: 10x128 -0.016, 3x512 -0.010,
-// 7x256 -0.023, 4x464 -0.047, 4x512 -0.050, 2x1024 -0.039 against timing from 2,560 (1,024 rows:
-// +0.023; 2,304: +0.002). Measured at d = 768 only: other dims (the synthetic tiny checkpoint) keep 2,560.
-constexpr int32_t default_tune_from_rows(int32_t d) { return d >= 768 && d < 1024 ? 1280 : 2560; }
+// 6x512 -0.028, 7x512 -0.032, 64x48 -0.011, but 4x512 (2,048) +0.017 — hence 2,560. At d = 768
+// (multilingual) timing from 1,280 rows was -0.010..-0.050 at 1,280-2,048 rows in one call and
+// -0.029..+0.029 in the next, whose timed picks varied from process to process (item 154): not kept.
+constexpr int32_t kTuneFromRows = 2560;
 // Buckets of at most this many tokens run the encoder's GEMMs on small_gemm (sm_90a), which waits
 // on programmatic edges, with PDL for all of the engine's kernels (PdlScope): every boundary of
 // their encoder layers is programmatic and GeGLU runs in the MLP input GEMM's epilogue. Measured
@@ -207,8 +206,8 @@ constexpr bool kGeluTable = true;
 // LAYA_CUDA_NARROW_CARVEOUT overrides it (-1: the driver's choice).
 constexpr int32_t kNarrowCarveout = 100;
 
-int32_t tune_from_rows(int32_t d) {
-  const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", default_tune_from_rows(d));
+int32_t tune_from_rows() {
+  const int32_t v = env_int("LAYA_CUDA_GEMM_TUNE_FROM_M", kTuneFromRows);
   return v > 0 ? v : Gemm::kNeverTune;  // 0: never
 }
 
@@ -573,7 +572,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     launch_fill_gelu_lut(ws_.gelu_lut, nullptr);  // after the memset (the legacy stream); synchronised below
     gelu_table_ = precision_ == Precision::bf16 && env_int("LAYA_CUDA_GELU_TABLE", kGeluTable ? 1 : 0) != 0;
-    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(dims_.d), cluster_rule_);
+    gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(), cluster_rule_);
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 128)
                             : 0;
@@ -660,7 +659,7 @@ void CudaBackendImpl::release() noexcept {
 }
 
 // A bucket size's first forward costs 3 ms (capture) to 150 ms (cuBLASLt's kernels for a new GEMM
-// row count loaded on first launch; the GEMM timing from default_tune_from_rows) more than the next
+// row count loaded on first launch; the GEMM timing from kTuneFromRows rows) more than the next
 // (docs/benchmarks/cuda.md item 97). "auto" pays that at start-up for every size: one eager
 // forward per bucket token count, in rows of max_len tokens, outside the graph cache.
 void CudaBackendImpl::warm_every_size() {
