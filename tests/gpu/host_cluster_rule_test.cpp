@@ -23,9 +23,17 @@ TEST(CudaClusterRule, RangesCoverTheirRowsAndShapesOnly) {
 }
 
 // The engine's defaults: english dims (d = 1,024, inter 2,624) as measured in items 123, 126 and 153;
-// multilingual (d = 768, inter 1,152) without the MLP input GEMM at 257-512 rows (item 151).
+// multilingual (d = 768, inter 1,152) without the QKV / MLP input GEMMs at 257-288, 321-384 and
+// 449-512 rows (items 151 and 153).
 TEST(CudaClusterRule, DefaultsFollowTheCheckpointsDims) {
   const SingleCtaClusterRule en = default_single_cta_cluster_rule(1024, 2624);
+  EXPECT_EQ(en.to_string(),  // the rule session 30's call 4 ran (its engine's start-up line)
+            "1-64;129-144:5248x1024+1024x1024;145-160:5248x1024+1024x1024+1024x2624;161-176:5248x1024;"
+            "177-192:5248x1024+3072x1024;193-224:5248x1024+1024x1024;225-240:5248x1024+1024x1024+1024x2624;"
+            "241-288:5248x1024+1024x1024;289-320:5248x1024+1024x1024+3072x1024+1024x2624;321-352:5248x1024;"
+            "353-384:5248x1024+1024x1024;385-448:5248x1024+1024x1024+3072x1024+1024x2624;"
+            "449-512:5248x1024+1024x1024;513-576:5248x1024+1024x1024+3072x1024;577-640:5248x1024+1024x1024;"
+            "641-704:5248x1024+1024x1024+1024x2624;705-768:5248x1024+1024x1024;769-1535");
   EXPECT_EQ(SingleCtaClusterRule::parse(en.to_string()), en);  // a spec the override reads back
   for (int32_t m = 1; m <= 2048; ++m) {
     const bool small = m <= 64, mid = m >= 129 && m <= 768, large = m >= 769 && m <= 1535;
@@ -43,9 +51,12 @@ TEST(CudaClusterRule, DefaultsFollowTheCheckpointsDims) {
   for (int32_t m : {144, 176, 192, 256, 288, 352, 384, 480, 512, 576, 640, 768})
     EXPECT_FALSE(en.contains(m, 1024, 2624)) << m;
   const SingleCtaClusterRule ml = default_single_cta_cluster_rule(768, 1152);
-  EXPECT_EQ(ml.to_string(), "1-64;129-256:2304x768+768x768;257-512:768x768;513-768:2304x768+768x768;769-1535");
-  for (int32_t m : {129, 256, 513, 768}) EXPECT_TRUE(ml.contains(m, 2304, 768)) << m;
-  for (int32_t m : {257, 384, 480, 512}) EXPECT_FALSE(ml.contains(m, 2304, 768)) << m;
+  EXPECT_EQ(ml.to_string(),
+            "1-64;129-256:2304x768+768x768;257-288:768x768;289-320:2304x768+768x768;321-384:768x768;"
+            "385-448:2304x768+768x768;449-512:768x768;513-768:2304x768+768x768;769-1535");  // session 30's call 5 spec
+  for (int32_t m : {129, 256, 320, 416, 448, 513, 768}) EXPECT_TRUE(ml.contains(m, 2304, 768)) << m;
+  for (int32_t m : {257, 288, 384, 480, 512}) EXPECT_FALSE(ml.contains(m, 2304, 768)) << m;
+  for (int32_t m = 129; m <= 768; ++m) EXPECT_FALSE(ml.contains(m, 768, 1152)) << m;  // MLP output: clustered
   for (int32_t m : {129, 384, 512, 768}) EXPECT_TRUE(ml.contains(m, 768, 768)) << m;
   for (int32_t m : {1, 64, 769, 1535}) EXPECT_TRUE(ml.contains(m, 2304, 768)) << m;
   EXPECT_EQ(SingleCtaClusterRule::parse(ml.to_string()), ml);  // a spec the override reads back

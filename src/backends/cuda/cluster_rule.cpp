@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -64,34 +65,41 @@ std::string SingleCtaClusterRule::to_string() const {
 }
 
 SingleCtaClusterRule default_single_cta_cluster_rule(int32_t d, int32_t inter) {
+  // 129-768 rows, bucket by bucket (each bucket size is one M; measured at every one, items 151 and
+  // 153): which GEMMs run without clusters, by the last row count of each step. At d = 768 the QKV
+  // GEMM and the unfused MLP input GEMM have the same (N, K), so mlp_in covers both there.
+  struct Step {
+    int32_t to;
+    bool mlp_in, attn_out, qkv, mlp_out;
+  };
+  static constexpr Step kEnglish[] = {  // d >= 1,024
+      {144, true, true, false, false},  {160, true, true, false, true},   {176, true, false, false, false},
+      {192, true, false, true, false},  {224, true, true, false, false},  {240, true, true, false, true},
+      {288, true, true, false, false},  {320, true, true, true, true},    {352, true, false, false, false},
+      {384, true, true, false, false},  {448, true, true, true, true},    {512, true, true, false, false},
+      {576, true, true, true, false},   {640, true, true, false, false},  {704, true, true, false, true},
+      {768, true, true, false, false}};
+  static constexpr Step kSmaller[] = {  // d < 1,024 (measured at d = 768)
+      {256, true, true, false, false}, {288, false, true, false, false}, {320, true, true, false, false},
+      {384, false, true, false, false}, {448, true, true, false, false}, {512, false, true, false, false},
+      {768, true, true, false, false}};
   const std::pair<int32_t, int32_t> mlp_in{2 * inter, d}, attn_out{d, d}, qkv{3 * d, d}, mlp_out{d, inter};
-  if (d >= 1024) {
-    // 129-768 rows, bucket by bucket (each bucket size is one M; measured at every one, item 153):
-    // the MLP input GEMM everywhere, the attention output GEMM but at 161-192 and 321-352, and the
-    // QKV / MLP output GEMMs where they were faster without clusters.
-    struct Step {
-      int32_t to;
-      bool attn_out, qkv, mlp_out;
-    };
-    static constexpr Step kSteps[] = {
-        {144, true, false, false}, {160, true, false, true},  {176, false, false, false}, {192, false, true, false},
-        {224, true, false, false}, {240, true, false, true},  {288, true, false, false},  {320, true, true, true},
-        {352, false, false, false}, {384, true, false, false}, {448, true, true, true},   {512, true, false, false},
-        {576, true, true, false},  {640, true, false, false}, {704, true, false, true},   {768, true, false, false}};
-    SingleCtaClusterRule rule{{{1, 64, {}}}};
-    int32_t from = 129;
-    for (const Step& s : kSteps) {
-      SingleCtaClusterRange r{from, s.to, {mlp_in}};
-      if (s.attn_out) r.nk.push_back(attn_out);
-      if (s.qkv) r.nk.push_back(qkv);
-      if (s.mlp_out) r.nk.push_back(mlp_out);
-      rule.ranges.push_back(std::move(r));
-      from = s.to + 1;
-    }
-    rule.ranges.push_back({769, 1535, {}});
-    return rule;
+  SingleCtaClusterRule rule{{{1, 64, {}}}};
+  int32_t from = 129;
+  auto add = [](SingleCtaClusterRange& r, bool on, std::pair<int32_t, int32_t> nk) {
+    if (on && std::find(r.nk.begin(), r.nk.end(), nk) == r.nk.end()) r.nk.push_back(nk);
+  };
+  for (const Step& s : d >= 1024 ? std::span<const Step>(kEnglish) : std::span<const Step>(kSmaller)) {
+    SingleCtaClusterRange r{from, s.to, {}};
+    add(r, s.mlp_in, mlp_in);
+    add(r, s.attn_out, attn_out);
+    add(r, s.qkv, qkv);
+    add(r, s.mlp_out, mlp_out);
+    if (!r.nk.empty()) rule.ranges.push_back(std::move(r));  // an empty list would mean every GEMM
+    from = s.to + 1;
   }
-  return {{{1, 64, {}}, {129, 256, {mlp_in, attn_out}}, {257, 512, {attn_out}}, {513, 768, {mlp_in, attn_out}}, {769, 1535, {}}}};
+  rule.ranges.push_back({769, 1535, {}});
+  return rule;
 }
 
 }  // namespace laya::cuda

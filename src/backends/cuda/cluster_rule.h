@@ -33,20 +33,20 @@ struct SingleCtaClusterRule {
 };
 
 // The engine's rule for a checkpoint of hidden size d and GeGLU width inter: every GEMM of at most
-// 64 rows and of 769-1,535 rows; at 129-768 rows the MLP input GEMM (2 inter x d, unfused GeGLU) and
-// the attention output GEMM (d x d; the decision layers' out-projection has that shape too) — except,
-// below d = 1,024, the MLP input GEMM at 257-512 rows; from d = 1,024 a table by bucket size: not the
-// attention output GEMM at 161-192 and 321-352 rows, also the QKV GEMM (3d x d) at 177-192, 289-320,
-// 385-448 and 513-576, also the MLP output GEMM (d x inter) at 145-160, 225-240, 289-320, 385-448
-// and 641-704 (item 153: measured at every bucket size of 129-768 tokens; 0.007-0.054 ms a forward
-// less at ten of them, each lower in every round of two calls). Measured on the H200: 0.2-0.4 us less a GEMM
-// at 48 and 64 rows, mixed at 128 (docs/benchmarks/cuda.md item 55); every GEMM at 769-1,535 rows:
-// 11x128 (1,408 tokens) -0.088 ms, 9x128 (1,152) -0.041..-0.075, 1,024 tokens -0.007..-0.032,
-// 768-896 and 1,280 tokens -0.012..+0.002, but 640 tokens +0.035, 256 +0.072, 1,664 +0.072 (item
-// 123); by shape at 129-768 (item 126, d = 1,024): the MLP output GEMM alone +0.058 at 256 tokens,
-// the QKV GEMM +0.018 there, the two chosen -0.007..-0.024 at 160-768 tokens; at d = 768 (item 151)
-// the MLP input GEMM's clustered picks are faster at 384-512 rows (1x384 -0.019, 1x464 -0.048,
-// 1x512 -0.050, 2x256 -0.048 ms) and slower at 768 (+0.025).
+// 64 rows and of 769-1,535 rows; at 129-768 rows a table by bucket size, measured on the H200 at
+// every bucket size of that range for both shipped widths. d >= 1,024 (english, typed-decisions):
+// the MLP input GEMM (2 inter x d, unfused GeGLU) everywhere; the attention output GEMM (d x d; the
+// decision layers' out-projection has that shape too) but not at 161-192 and 321-352; also the QKV
+// GEMM (3d x d) at 177-192, 289-320, 385-448 and 513-576 and the MLP output GEMM (d x inter) at
+// 145-160, 225-240, 289-320, 385-448 and 641-704 (item 153: 0.007-0.054 ms a forward less at ten
+// bucket sizes, lower in every round of two calls). d < 1,024 (multilingual, d = 768, where the QKV
+// and MLP input GEMMs share (N, K)): the attention output GEMM everywhere, the QKV / MLP input GEMMs
+// at 129-256, 289-320, 385-448 and 513-768 (item 151: nvjet's clusters faster for them at 257-512
+// rows, 1x464 -0.048, 1x512 -0.050; item 153: but not at 320, 416 and 448 rows, -0.022 / -0.045 /
+// -0.048). Earlier measurements: 0.2-0.4 us less a GEMM at 48 and 64 rows, mixed at 128 (item 55);
+// every GEMM at 769-1,535 rows: 11x128 (1,408 tokens) -0.088 ms, 9x128 (1,152) -0.041..-0.075, 1,024
+// tokens -0.007..-0.032, 768-896 and 1,280 tokens -0.012..+0.002, but 640 tokens +0.035, 256 +0.072,
+// 1,664 +0.072 (item 123).
 SingleCtaClusterRule default_single_cta_cluster_rule(int32_t d, int32_t inter);
 
 }  // namespace laya::cuda
