@@ -298,6 +298,14 @@ TEST(Acceptance, InfoAndHealthDescribeTheServer) {
   EXPECT_EQ(http_get(s.port(), "/metrics").body.find("laya_graph_"), std::string::npos);
 }
 
+// `serve OPTION=VALUE` does not start, and its message names the option.
+void expect_start_refused_naming_option(const std::string& option_eq_value) {
+  ServerProcess s({option_eq_value});
+  EXPECT_EQ(s.port(), 0) << option_eq_value;
+  const std::string name = option_eq_value.substr(0, option_eq_value.find('='));
+  EXPECT_NE(s.log_text().find(name), std::string::npos) << s.log_text();
+}
+
 // --busy-poll-us / LAYA_BUSY_POLL_US: reported in /info, same answers as decide, drain on SIGTERM
 // with requests in flight (an I/O thread polls throughout), refused out of range.
 TEST(Acceptance, BusyPollingOptionServesTheSameAnswers) {
@@ -322,23 +330,15 @@ TEST(Acceptance, BusyPollingOptionServesTheSameAnswers) {
     for (auto& f : fs) EXPECT_EQ(f.get().body, expected[0]);
     EXPECT_EQ(s.wait_exit(10s), 0) << s.log_text();
   }
-  for (const char* bad : {"10001", "-5", "fast"}) {
-    ServerProcess s({std::string("--busy-poll-us=") + bad});
-    EXPECT_EQ(s.port(), 0) << bad;
-    EXPECT_NE(s.log_text().find("--busy-poll-us"), std::string::npos) << s.log_text();
-  }
+  for (const char* bad : {"10001", "-5", "fast"}) expect_start_refused_naming_option(std::string("--busy-poll-us=") + bad);
 }
 
 // The batching limits are checked at start-up (a forward takes at least one row and one token;
 // the CUDA engine also sizes its workspace by them), naming the option.
 TEST(Acceptance, BatchLimitOptionsAreValidated) {
   for (const char* bad : {"--max-batch-tokens=0", "--max-batch-tokens=-5", "--max-batch-tokens=lots",
-                          "--max-batch-rows=0", "--max-batch-rows=-1"}) {
-    ServerProcess s({bad});
-    EXPECT_EQ(s.port(), 0) << bad;
-    const std::string name = std::string(bad).substr(0, std::string(bad).find('='));
-    EXPECT_NE(s.log_text().find(name), std::string::npos) << s.log_text();
-  }
+                          "--max-batch-rows=0", "--max-batch-rows=-1"})
+    expect_start_refused_naming_option(bad);
   ServerProcess ok({"--max-batch-tokens", "600", "--max-batch-rows", "3"});
   ASSERT_NE(ok.port(), 0) << ok.log_text();
   EXPECT_EQ(http_get(ok.port(), "/ready").status, 200);
@@ -351,12 +351,8 @@ TEST(Acceptance, BatchLimitOptionsAreValidated) {
 // valid ones and ignores them).
 TEST(Acceptance, GraphCacheOptionsAreValidated) {
   for (const char* bad : {"--graph-admit-after=0", "--graph-admit-after=1001", "--graph-max-tokens=-1",
-                          "--graph-cache-shapes=-3", "--graph-cache-bytes=lots"}) {
-    ServerProcess s({bad});
-    EXPECT_EQ(s.port(), 0) << bad;
-    const std::string name = std::string(bad).substr(0, std::string(bad).find('='));
-    EXPECT_NE(s.log_text().find(name), std::string::npos) << s.log_text();
-  }
+                          "--graph-cache-shapes=-3", "--graph-cache-bytes=lots"})
+    expect_start_refused_naming_option(bad);
   ServerProcess ok({"--graph-admit-after", "1000", "--graph-max-tokens", "0", "--graph-cache-shapes", "0"});
   ASSERT_NE(ok.port(), 0) << ok.log_text();
   EXPECT_EQ(http_get(ok.port(), "/ready").status, 200);
