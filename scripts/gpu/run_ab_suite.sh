@@ -40,7 +40,7 @@ log "ab suite start, bundled from $(bundle_commit)"
 record_machine
 head -3 "$OUT/gpu.txt" | tee -a "$S"
 EN=/tmp/ck-english
-[ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -1
+synth_layout english
 log "synth english done"
 
 # 1. tests

@@ -29,12 +29,7 @@ log "env variants start: $VARIANTS; shapes $SHAPES; $ROUNDS rounds; bundled from
 record_machine
 LAYOUT=${LAYA_BENCH_LAYOUT:-english}
 EN=/tmp/ck-$LAYOUT
-TOK=$X/tokenizer
-[ "$LAYOUT" = multilingual ] && TOK=$X/tokenizer-mmbert
-SEED=1
-[ "$LAYOUT" = typed-decisions ] && SEED=2
-[ "$LAYOUT" = multilingual ] && SEED=3
-[ -d $EN ] || $R laya-engine synth --layout $LAYOUT --seed $SEED $EN --tokenizer "$TOK" 2>&1 | tail -1
+synth_layout "$LAYOUT"
 log "checkpoint: $EN ($LAYOUT)"
 for round in $(seq 1 "$ROUNDS"); do
   # Even rounds run the variants in reverse order: in a fixed order two variants with the same code

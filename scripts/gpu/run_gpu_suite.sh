@@ -27,22 +27,22 @@ log "suite start, phases $PH, bundled from $(bundle_commit)"
 record_machine
 cat "$OUT/gpu.txt"
 
-EN=/tmp/ck-english TD=/tmp/ck-typed ML=/tmp/ck-multilingual
+EN=/tmp/ck-english TD=/tmp/ck-typed-decisions ML=/tmp/ck-multilingual  # synth_layout's folders
 case ${LAYA_HTTP_LAYOUT:-english} in
   english) HTTP_CK=$EN ;; typed-decisions) HTTP_CK=$TD ;; multilingual) HTTP_CK=$ML ;;
   *) echo "LAYA_HTTP_LAYOUT: english, typed-decisions or multilingual" >&2; exit 2 ;;
 esac
 http_on() { has http && [ "$HTTP_CK" = "$1" ]; }
 if has parity || has profile || has bench || has official || http_on $EN; then
-  [ -d $EN ] || $R laya-engine synth --layout english --seed 1 $EN --tokenizer "$X/tokenizer" 2>&1 | tail -2
+  synth_layout english
   log "synth english done"
 fi
 if has parity || has typed || http_on $TD; then
-  [ -d $TD ] || $R laya-engine synth --layout typed-decisions --seed 2 $TD --tokenizer "$X/tokenizer" 2>&1 | tail -2
+  synth_layout typed-decisions
   log "synth typed-decisions done"
 fi
 if has parity || has multilingual || http_on $ML; then
-  [ -d $ML ] || $R laya-engine synth --layout multilingual --seed 3 $ML --tokenizer "$X/tokenizer-mmbert" 2>&1 | tail -2
+  synth_layout multilingual
   log "synth multilingual done"
 fi
 

@@ -48,6 +48,17 @@ else:
     print("GPU during %s: no sample above 150 W (%d in all): too short to heat the GPU" % (sys.argv[2], len(rows)))
 PY
 }
+# The synthetic checkpoint of a layout, synthesized once per machine at /tmp/ck-LAYOUT (english
+# seed 1, typed-decisions seed 2 — both with the ModernBERT tokenizer —, multilingual seed 3 with
+# the mmBERT stand-in): every suite and call uses the same checkpoint. usage: synth_layout LAYOUT
+synth_layout() {
+  local dir=/tmp/ck-$1 seed tok=$X/tokenizer
+  case $1 in
+    english) seed=1 ;; typed-decisions) seed=2 ;; multilingual) seed=3 tok=$X/tokenizer-mmbert ;;
+    *) echo "synth_layout: english, typed-decisions or multilingual (got '$1')" >&2; exit 2 ;;
+  esac
+  [ -d "$dir" ] || $R laya-engine synth --layout "$1" --seed $seed "$dir" --tokenizer "$tok" 2>&1 | tail -2
+}
 # Checks a variant list, space-separated NAME:VAR=VALUE[,VAR=VALUE] (a value cannot hold a comma),
 # before anything runs; exits 2 naming the bad item. usage: check_variants LIST_NAME "$LIST"
 check_variants() {
