@@ -134,8 +134,7 @@ void compare_request(engine::Backend& gpu, engine::Backend& cpu, const engine::B
   }
   for (float v : gr.logits) ASSERT_TRUE(std::isfinite(v)) << what;
   for (float v : gr.act_logits) ASSERT_TRUE(std::isfinite(v)) << what;
-  const auto gp = test::row_probabilities(b, gr.logits), cp = test::row_probabilities(b, cr.logits);
-  for (size_t i = 0; i < gp.size(); ++i) st.max_dprob = std::max(st.max_dprob, std::fabs(static_cast<double>(gp[i]) - cp[i]));
+  st.max_dprob = std::max(st.max_dprob, test::max_probability_gap(b, gr.logits, cr.logits));
   EXPECT_LE(st.max_dprob, bounds.dprob) << what;
 }
 
@@ -261,8 +260,7 @@ TEST(CudaEngine, ParityWithOfficialCudaPath) {
     const auto r = gpu->forward(b);
     ASSERT_EQ(r.logits.size(), ref_logits.size());
     const auto dl = test::compare(r.logits, ref_logits), da = test::compare(r.act_logits, ref_act);
-    const auto gp = test::row_probabilities(b, r.logits), op = test::row_probabilities(b, ref_logits);
-    for (size_t i = 0; i < gp.size(); ++i) max_dp = std::max(max_dp, std::fabs(static_cast<double>(gp[i]) - op[i]));
+    max_dp = std::max(max_dp, test::max_probability_gap(b, r.logits, ref_logits));
     worst_logit_nrms = std::max(worst_logit_nrms, dl.nrms);
     worst_logit_rel = std::max(worst_logit_rel, dl.max_abs / std::max(dl.ref_max, 1.0));
     worst_act_rel = std::max(worst_act_rel, da.max_abs / std::max(da.ref_max, 1.0));
@@ -342,8 +340,7 @@ TEST(CudaEngine, PrecisionFollowsTheCheckpointUnlessGiven) {
   const auto rb = bf->forward(b), rf = fp->forward(b);
   expect_same(rf, follows->forward(b), "auto on a checkpoint without amp_dtype = fp16");
   EXPECT_NE(rb.logits, rf.logits);
-  const auto pb = test::row_probabilities(b, rb.logits), pf = test::row_probabilities(b, rf.logits);
-  for (size_t i = 0; i < pb.size(); ++i) EXPECT_NEAR(pb[i], pf[i], kBf16Policy.dprob);
+  EXPECT_LE(test::max_probability_gap(b, rb.logits, rf.logits), kBf16Policy.dprob);
   EXPECT_THROW(make_cuda_engine(tiny(), cuda_options("graph", "fp32")), Error);
 }
 
@@ -990,15 +987,6 @@ TEST(CudaEngine, ValidationBeforeTheGpuIsTouched) {
   EXPECT_GT(e->info().weight_bytes, 0);
 }
 
-// The largest difference between two results' option probabilities for batch b (same layout).
-float worst_probability_gap(const engine::Batch& b, const engine::ForwardResult& x, const engine::ForwardResult& y) {
-  const auto px = test::row_probabilities(b, x.logits), py = test::row_probabilities(b, y.logits);
-  EXPECT_EQ(px.size(), py.size());
-  float worst = px.size() == py.size() ? 0.f : 1.f;
-  for (size_t i = 0; i < std::min(px.size(), py.size()); ++i) worst = std::max(worst, std::abs(px[i] - py[i]));
-  return worst;
-}
-
 // BackendOptions::max_rows (serve: --max-batch-rows) sizes the engine for that many rows a
 // forward: 100 rows in one forward, with the answers of a 64-row engine running them in parts (up
 // to the rounding of other buckets); out-of-range values are refused.
@@ -1015,7 +1003,7 @@ TEST(CudaEngine, MaxRowsSetsTheRowCapacity) {
   EXPECT_EQ(wide->stats().forwards, 1);
   const auto parts = engine::forward_in_parts(*narrow, big);
   EXPECT_EQ(narrow->stats().forwards, 2);
-  EXPECT_LE(worst_probability_gap(big, one, parts), 0.02f);
+  EXPECT_LE(test::max_probability_gap(big, one.logits, parts.logits), 0.02);
   ASSERT_EQ(one.act_logits.size(), parts.act_logits.size());
   for (float v : one.act_logits) EXPECT_TRUE(std::isfinite(v));
   for (int32_t bad : {0, 5000}) {
@@ -1056,7 +1044,7 @@ TEST(CudaEngine, MaxTokensShrinksTheWorkspace) {
   }
   const auto parts = engine::forward_in_parts(*small, big);
   EXPECT_GE(small->stats().forwards, 2);
-  EXPECT_LE(worst_probability_gap(big, one, parts), 0.02f);
+  EXPECT_LE(test::max_probability_gap(big, one.logits, parts.logits), 0.02);
   ASSERT_EQ(parts.act_logits.size(), one.act_logits.size());
   for (float v : parts.act_logits) EXPECT_TRUE(std::isfinite(v));
   o.max_tokens = -1;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace laya::test {
@@ -68,6 +69,14 @@ std::vector<float> row_probabilities(const engine::Batch& b, const std::vector<f
     for (int32_t k = s; k < e; ++k) p[k] = static_cast<float>(std::exp(logits[k] - mx) / sum);
   }
   return p;
+}
+
+double max_probability_gap(const engine::Batch& b, const std::vector<float>& x, const std::vector<float>& y) {
+  if (x.size() != y.size()) return std::numeric_limits<double>::infinity();
+  const auto px = row_probabilities(b, x), py = row_probabilities(b, y);
+  double worst = 0.0;
+  for (size_t i = 0; i < px.size(); ++i) worst = std::max(worst, std::fabs(static_cast<double>(px[i]) - py[i]));
+  return worst;
 }
 
 }  // namespace laya::test

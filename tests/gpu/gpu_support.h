@@ -56,4 +56,8 @@ engine::Batch random_batch(std::mt19937& rng, int32_t rows, int32_t min_len, int
 // Per-row softmax probabilities of per-marker logits.
 std::vector<float> row_probabilities(const engine::Batch& b, const std::vector<float>& logits);
 
+// The largest |difference| between the per-row probabilities of two logits vectors of batch b
+// (infinity when their sizes differ).
+double max_probability_gap(const engine::Batch& b, const std::vector<float>& x, const std::vector<float>& y);
+
 }  // namespace laya::test
