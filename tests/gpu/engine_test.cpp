@@ -743,57 +743,6 @@ TEST(CudaEngine, PrunedLastDecisionLayerMatchesCpuAndWholeLayer) {
   }
 }
 
-// The encoder in two token halves on two streams (LAYA_CUDA_SPLIT_FROM / _TO; session 31's
-// experiment): close to the CPU engine and to the one-stream engine (the halves' GEMMs have other
-// row counts, so other cuBLASLt kernels and last bits), and graph, eager and the dump path (a join
-// before every layer's dump) bitwise identical — with the K rotation pass (over 512 tokens), the
-// programmatic scope (1,024-4,096 tokens) and the fused GeGLU GEMM in the halves.
-TEST(CudaEngine, EncoderInHalvesMatchesCpuAndOneStream) {
-  LAYA_REQUIRE_GPU();
-  const char* var = "LAYA_CUDA_SPLIT_FROM";
-  engine::BackendOptions co;
-  co.backend = "cpu";
-  auto cpu = cpu::make_cpu_backend(tiny(), co);
-  const std::vector<std::tuple<int32_t, int32_t, int32_t>> shapes = {
-      {2, 100, 128}, {5, 90, 128}, {12, 100, 128}, {16, 128, 128}, {1, 48, 48}};
-  for (const std::string precision : {"bf16", "fp16"}) {
-    SCOPED_TRACE(precision);
-    auto one = engine_with_env(var, "0", "graph", precision);
-    auto halves = engine_with_env(var, "129", "graph", precision);
-    auto halves_eager = engine_with_env(var, "129", "eager", precision);
-    setenv("LAYA_CUDA_GEGLU_GEMM_FROM", "1", 1);
-    auto fused_halves = engine_with_env(var, "129", "graph", precision);
-    unsetenv("LAYA_CUDA_GEGLU_GEMM_FROM");
-    const ParityBounds bounds = bounds_for(halves->info().precision);
-    ParityStats st;
-    uint32_t seed = 170;
-    for (auto [rows, lo, hi] : shapes) {
-      const auto b = batch_of(seed++, rows, lo, hi);
-      const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
-      const auto on = halves->forward(b), off = one->forward(b);
-      for (const auto& [got, ref, name] : {std::tuple{&on.logits, &off.logits, "halves vs one stream logits"},
-                                           std::tuple{&on.act_logits, &off.act_logits, "halves vs one stream act_logits"}}) {
-        const auto d = test::compare(*got, *ref);
-        EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": " << name << " nRMS " << d.nrms;
-      }
-      expect_same(on, halves_eager->forward(b), "halves: graph vs eager");
-      expect_same(on, halves->forward(b), "halves: capture vs replay");
-      MapSink all;
-      expect_same(on, halves->forward(b, &all), "halves: graph vs dump path");
-      compare_request(*halves, *cpu, b, st, "halves " + what, bounds);
-      compare_request(*fused_halves, *cpu, b, st, "halves, fused GeGLU " + what, bounds);
-    }
-    // The path under test ran (every shape but the small 1x48, which stays on one stream).
-    EXPECT_GT(halves->stats().halves_records, 0);
-    EXPECT_GT(halves_eager->stats().halves_records, 0);
-    EXPECT_GT(fused_halves->stats().halves_records, 0);
-    EXPECT_EQ(one->stats().halves_records, 0);
-    check_pooled(st, bounds);
-    std::printf("encoder in halves parity (tiny, %s):\n%s", precision.c_str(), report(st).c_str());
-    EXPECT_TRUE(st.all_ok);
-  }
-}
-
 // GEMM tuning (by default from 4096 rows; here for every GEMM): algorithms are timed on a bucket's
 // first, eager run; the captured graph
 // and the eager dump path of the same engine then run the same kernels, and answers stay close to

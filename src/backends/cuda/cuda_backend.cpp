@@ -148,13 +148,6 @@ constexpr int32_t kResidualGemmFromRows = 129;
 // LAYA_CUDA_PDL_ALL_FROM / LAYA_CUDA_PDL_ALL_TO override them (FROM 0: never).
 constexpr int32_t kPdlAllEdgesFromTokens = 1024;
 constexpr int32_t kPdlAllEdgesToTokens = 4096;
-// Buckets of kSplitFromTokens to kSplitToTokens tokens run the encoder in two token halves on two
-// streams (encoder_in_halves): every step of a layer but attention is per token, so the halves'
-// GEMMs, add+LNs and GeGLU passes run side by side, each chain's kernel boundaries overlapped by
-// the other's work, and meet once a layer for attention. LAYA_CUDA_SPLIT_FROM / LAYA_CUDA_SPLIT_TO
-// override them (FROM 0: never). Experiment (session 31).
-constexpr int32_t kSplitFromTokens = 0;
-constexpr int32_t kSplitToTokens = 4096;
 // Buckets of at least this many tokens run attention's products on wgmma (AttentionParams::wgmma,
 // sm_90a); LAYA_CUDA_ATTN_WGMMA_FROM overrides it (0: never).
 constexpr int32_t kAttnWgmmaFromTokens = 1;
@@ -233,7 +226,6 @@ struct Workspace {
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
-  void* aux_gemm_ws = nullptr;  // the second stream's cuBLASLt workspace (split_from_ > 0 only)
   int32_t* host_in = nullptr;  // pinned
   float* host_out = nullptr;   // pinned
   // The same pinned blocks as device addresses (mapped: the kernels of the bus I/O read and write them).
@@ -366,16 +358,7 @@ class CudaBackendImpl final : public CudaEngine {
   template <class Elem>
   void linear(const GemmArgs<Elem>& g, cudaStream_t s);
   template <class Elem>
-  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, int32_t layer, cudaStream_t s, Gemm& gemm,
-                int64_t row0 = 0);
-  template <class Elem>
-  void encoder_attention(AttentionParams<Elem> ap, const DeviceEncoderLayer& lw, Elem* qkv, int32_t tokens,
-                         const int32_t* pos, bool rope_in_qkv, cudaStream_t s);
-  // The tokens of the first half where bucket b runs the encoder in two halves (0: one stream).
-  int32_t split_point(const Bucket& b) const;
-  template <class Elem>
-  void encoder_in_halves(int32_t tokens, int32_t half, AttentionParams<Elem> ap, const int32_t* pos,
-                         DumpCtx* dumps, int64_t dump_rows);
+  void up_geglu(const Elem* in, const Elem* w, int32_t tokens, int32_t layer, cudaStream_t s);
   L2Prefetch geglu_ahead(int32_t layer, int32_t tokens) const;
   template <class Elem>
   void small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s);
@@ -402,12 +385,6 @@ class CudaBackendImpl final : public CudaEngine {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   std::unique_ptr<Gemm> gemm_;
-  // The second stream of the encoder in halves, its own cuBLASLt GEMMs (their workspace is theirs:
-  // GEMMs of both streams run at once) and the events that fork and join the two.
-  cudaStream_t aux_stream_ = nullptr;
-  std::unique_ptr<Gemm> aux_gemm_;
-  cudaEvent_t ev_fork_ = nullptr, ev_join_ = nullptr;
-  int32_t split_from_ = 0, split_to_ = 0;  // buckets run in two halves (split_point; split_from_ 0: none)
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K (PDL scopes, small_tail_)
   int32_t attn_out_splits_ = kAttnOutSplits;  // the attention output GEMM's on the small GEMM (0: none)
@@ -536,8 +513,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                         ? std::max(0, env_int("LAYA_CUDA_GEGLU_GEMM_FROM", kGegluGemmFromRows))
                         : 0;
   geglu_gemm_min_fill_ = std::clamp(env_int("LAYA_CUDA_GEGLU_GEMM_MIN_FILL", kGegluGemmMinFillPct), 0, 100);
-  split_from_ = std::max(0, env_int("LAYA_CUDA_SPLIT_FROM", kSplitFromTokens));
-  split_to_ = std::max(0, env_int("LAYA_CUDA_SPLIT_TO", kSplitToTokens));
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -561,7 +536,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
       {reinterpret_cast<void**>(&ws_.parts), int64_t{kMaxAddParts} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
-      {&ws_.aux_gemm_ws, split_from_ > 0 ? static_cast<int64_t>(kGemmWorkspace) : 0},
       {reinterpret_cast<void**>(&ws_.gelu_lut), int64_t{kGeluLutBytes}},
   };
   int64_t ws_bytes = 0;
@@ -599,12 +573,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     launch_fill_gelu_lut(ws_.gelu_lut, nullptr);  // after the memset (the legacy stream); synchronised below
     gelu_table_ = precision_ == Precision::bf16 && env_int("LAYA_CUDA_GELU_TABLE", kGeluTable ? 1 : 0) != 0;
     gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(), cluster_rule_);
-    if (split_from_ > 0) {
-      LAYA_CUDA_CHECK(cudaStreamCreateWithFlags(&aux_stream_, cudaStreamNonBlocking));
-      LAYA_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork_, cudaEventDisableTiming));
-      LAYA_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join_, cudaEventDisableTiming));
-      aux_gemm_ = std::make_unique<Gemm>(ws_.aux_gemm_ws, kGemmWorkspace, tune_from_rows(), cluster_rule_);
-    }
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 128)
                             : 0;
@@ -677,9 +645,7 @@ void CudaBackendImpl::release() noexcept {
   for (auto& [b, exec] : graphs_by_bucket_) cudaGraphExecDestroy(exec);
   graphs_by_bucket_.clear();
   book_.clear();
-  if (aux_stream_ != nullptr) cudaStreamSynchronize(aux_stream_);
   gemm_.reset();
-  aux_gemm_.reset();
   if (ws_.host_in != nullptr) cudaFreeHost(ws_.host_in);
   if (ws_.host_out != nullptr) cudaFreeHost(ws_.host_out);
   if (ws_.block != nullptr) cudaFree(ws_.block);
@@ -688,11 +654,8 @@ void CudaBackendImpl::release() noexcept {
   if (ev_start_ != nullptr) cudaEventDestroy(ev_start_);
   if (ev_stop_ != nullptr) cudaEventDestroy(ev_stop_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
-  if (ev_fork_ != nullptr) cudaEventDestroy(ev_fork_);
-  if (ev_join_ != nullptr) cudaEventDestroy(ev_join_);
-  if (aux_stream_ != nullptr) cudaStreamDestroy(aux_stream_);
-  ev_start_ = ev_stop_ = ev_fork_ = ev_join_ = nullptr;
-  stream_ = aux_stream_ = nullptr;
+  ev_start_ = ev_stop_ = nullptr;
+  stream_ = nullptr;
 }
 
 // A bucket size's first forward costs 3 ms (capture) to 150 ms (cuBLASLt's kernels for a new GEMM
@@ -797,10 +760,9 @@ void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
 // ones the fused GeGLU GEMM, else the cuBLASLt GEMM into ws_.up and geglu_kernel, which also sends
 // layer `layer`'s L2 prefetch plan (geglu_ahead).
 template <class Elem>
-void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, int32_t layer, cudaStream_t s, Gemm& gemm,
-                               int64_t row0) {
-  Elem* up = static_cast<Elem*>(ws_.up) + row0 * 2 * dims_.inter;
-  Elem* g = static_cast<Elem*>(ws_.g) + row0 * dims_.inter;
+void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, int32_t layer, cudaStream_t s) {
+  Elem* up = static_cast<Elem*>(ws_.up);
+  Elem* g = static_cast<Elem*>(ws_.g);
   if (tokens <= small_gemm_max_m_ && small_takes(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
     small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
     return;
@@ -809,11 +771,10 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, in
     launch_geglu_gemm(GegluGemmArgs<Elem>{in, w, g, tokens, dims_.d, dims_.inter}, s);
     return;
   }
-  gemm.run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
+  gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
   GegluParams<Elem> gp{up, g, tokens, dims_.inter};
   if (gelu_table_) gp.gelu_lut = ws_.gelu_lut;
-  // The plan only where the pass runs, and once a layer (the second half's pass sends none).
-  launch_geglu(gp, s, row0 == 0 ? geglu_ahead(layer, tokens) : L2Prefetch{});
+  launch_geglu(gp, s, geglu_ahead(layer, tokens));  // the plan only where the pass runs
 }
 
 // What layer `layer`'s GeGLU pass sends to L2 for the kernels after it (kGegluPrefetch): at most
@@ -928,29 +889,50 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   const bool rope_in_qkv = rope_in_gemm_ && T <= small_gemm_max_m_ && small_takes(T, 3 * d, d, SmallGemmForm::rope);
   ap.prefetch_rope = pdl_enabled() && T <= small_gemm_max_m_ && !rope_in_qkv;
 
-  // The buckets of split_point's range run the encoder in two token halves; the rest layer by layer here.
-  const int32_t half = split_point(b);
-  if (half > 0) {
-    encoder_in_halves(T, half, ap, pos, dumps, dump_rows);
-    ++stats_.halves_records;
-  }
-  const int32_t L = half > 0 ? 0 : static_cast<int32_t>(w_.layers.size());
+  const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
     // RoPE: where the QKV GEMM runs on the small GEMM (either layout), it rotates q and k in its
-    // epilogue (the rope form, kRopeInQkvGemm); elsewhere attention does (encoder_attention).
+    // epilogue (the rope form, kRopeInQkvGemm). Elsewhere q is rotated inside the attention
+    // kernel's loads, k too up to kRotateKOnceTokens tokens (each K tile is read by few query tiles
+    // there: fusing saves a launch); above, a K tile may be read by many query tiles, so k is
+    // rotated once, in place, by one vectorised pass. All give bitwise the same result (same fp32
+    // arithmetic), and the choice depends on the bucket only, so every execution mode takes the
+    // same path.
+    const float* rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
+    const float* rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
     if (rope_in_qkv) {
       SmallGemmArgs<Elem> qa{y_, as<Elem>(lw.wqkv), qkv_, T, 3 * d, d, SmallGemmForm::rope};
       qa.rope_pos = pos;
-      qa.rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
-      qa.rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
+      qa.rope_cos = rope_cos;
+      qa.rope_sin = rope_sin;
       qa.rope_len = w_.rope_len;
       qa.rope_cols = 2 * d;
       small_gemm(qa, s);
     } else {
       linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
     }
-    encoder_attention(ap, lw, qkv_, T, pos, rope_in_qkv, s);
+    ap.rope_cos = rope_in_qkv ? nullptr : rope_cos;
+    ap.rope_sin = rope_in_qkv ? nullptr : rope_sin;
+    ap.rope_len = w_.rope_len;
+    ap.window = lw.global ? -1 : dims_.local_half;
+    ap.k_rotated = !rope_in_qkv && T > rotate_k_once_above_;
+    if (ap.k_rotated) {
+      RopeParams<Elem> rp;
+      rp.qkv = qkv_;
+      rp.pos = pos;
+      rp.cos = ap.rope_cos;
+      rp.sin = ap.rope_sin;
+      rp.tokens = T;
+      rp.heads = dims_.heads;
+      rp.table_len = w_.rope_len;
+      rp.k_only = true;
+      launch_rope(rp, s);
+    }
+    AttentionParams<Elem> lp = ap;
+    lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && attention_five_blocks_form(ap);
+    lp.one_block_per_sm = ap.one_block_per_sm && !lp.five_blocks;
+    launch_attention(lp, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
     // (or split-K partials) that the add+LN after them adds.
     const bool residual = residual_from_ > 0 && T >= residual_from_;
@@ -976,7 +958,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.d = d;
     a.eps = dims_.eps;
     launch_add_ln(a, s);
-    up_geglu(y_, as<Elem>(lw.wi), T, i, s, *gemm_);
+    up_geglu(y_, as<Elem>(lw.wi), T, i, s);
     // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
     // reduction kernel, see kPartialsMaxRows).
     AddLnParams<Elem> a2;
@@ -1188,139 +1170,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   if (!bus_io_)
     LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.host_out, ws_.out, static_cast<size_t>(K + S * dims_.n_act) * 4,
                                     cudaMemcpyDeviceToHost, s));
-}
-
-// Layer lw's attention over the bucket's `tokens` tokens. RoPE: where the QKV GEMM ran on the small
-// GEMM it rotated q and k itself (rope_in_qkv); elsewhere q is rotated inside the attention
-// kernel's loads, k too up to kRotateKOnceTokens tokens (each K tile is read by few query tiles
-// there: fusing saves a launch); above, a K tile may be read by many query tiles, so k is rotated
-// once, in place, by one vectorised pass. All give bitwise the same result (same fp32 arithmetic),
-// and the choice depends on the bucket only, so every execution mode takes the same path.
-template <class Elem>
-void CudaBackendImpl::encoder_attention(AttentionParams<Elem> ap, const DeviceEncoderLayer& lw, Elem* qkv,
-                                        int32_t tokens, const int32_t* pos, bool rope_in_qkv, cudaStream_t s) {
-  ap.rope_cos = rope_in_qkv ? nullptr : (lw.global ? w_.rope_global_cos : w_.rope_local_cos);
-  ap.rope_sin = rope_in_qkv ? nullptr : (lw.global ? w_.rope_global_sin : w_.rope_local_sin);
-  ap.rope_len = w_.rope_len;
-  ap.window = lw.global ? -1 : dims_.local_half;
-  ap.k_rotated = !rope_in_qkv && tokens > rotate_k_once_above_;
-  if (ap.k_rotated) {
-    RopeParams<Elem> rp;
-    rp.qkv = qkv;  // ap.qkv, rotated in place
-    rp.pos = pos;
-    rp.cos = ap.rope_cos;
-    rp.sin = ap.rope_sin;
-    rp.tokens = tokens;
-    rp.heads = dims_.heads;
-    rp.table_len = w_.rope_len;
-    rp.k_only = true;
-    launch_rope(rp, s);
-  }
-  ap.five_blocks = attn_five_from_ > 0 && tokens >= attn_five_from_ && attention_five_blocks_form(ap);
-  ap.one_block_per_sm = ap.one_block_per_sm && !ap.five_blocks;
-  launch_attention(ap, s);
-}
-
-int32_t CudaBackendImpl::split_point(const Bucket& b) const {
-  const int32_t T = b.tokens;
-  if (aux_stream_ == nullptr || T < split_from_ || T > split_to_) return 0;
-  // Halves of 64-token multiples; only where the bucket takes the large buckets' path (cuBLASLt's
-  // GEMMs adding into x, add+LNs without partials) and no GEMM of a half is timed (its candidates
-  // would write into ws_.up, which both halves use).
-  const int32_t half = (T / 2 + 63) / 64 * 64;
-  if (T <= small_gemm_max_m_ || residual_from_ == 0 || T < residual_from_ || half >= T || gemm_->tunes(half))
-    return 0;
-  return half;
-}
-
-// The encoder's layers in two token halves: [0, half) on the engine's stream, [half, tokens) on
-// aux_stream_ with its own cuBLASLt GEMMs. Every step of a layer but attention is per token, so
-// the halves' chains run side by side and meet once a layer: the engine's stream waits for the
-// second half's QKV GEMM, runs attention (and the K rotation) over all tokens, and the second
-// stream waits for that. The second stream is joined back before this returns, on every way out
-// (in a capture too: the graph ends on the engine's stream). The same bucket always splits the
-// same way, so every execution mode runs the same kernels (bitwise identical outputs).
-template <class Elem>
-void CudaBackendImpl::encoder_in_halves(int32_t tokens, int32_t half, AttentionParams<Elem> ap, const int32_t* pos,
-                                        DumpCtx* dumps, int64_t dump_rows) {
-  const int32_t d = dims_.d, L = static_cast<int32_t>(w_.layers.size());
-  Elem* y = static_cast<Elem*>(ws_.y);
-  Elem* qkv = static_cast<Elem*>(ws_.qkv);
-  const Elem* att = static_cast<const Elem*>(ws_.att);
-  const Elem* g = static_cast<const Elem*>(ws_.g);
-  float* scratch = reinterpret_cast<float*>(ws_.up);  // required by run_residual; written only when timing
-  struct Half {
-    int64_t row0;
-    int32_t n;
-    cudaStream_t s;
-    Gemm* gemm;
-  };
-  const Half halves[2] = {{0, half, stream_, gemm_.get()}, {half, tokens - half, aux_stream_, aux_gemm_.get()}};
-  const auto wait = [](cudaStream_t waiter, cudaStream_t after, cudaEvent_t ev) {
-    LAYA_CUDA_CHECK(cudaEventRecord(ev, after));
-    LAYA_CUDA_CHECK(cudaStreamWaitEvent(waiter, ev, 0));
-  };
-  wait(aux_stream_, stream_, ev_fork_);
-  struct Join {  // the second stream back into the engine's on every way out
-    cudaStream_t s, aux;
-    cudaEvent_t ev;
-    ~Join() {
-      if (cudaEventRecord(ev, aux) == cudaSuccess) cudaStreamWaitEvent(s, ev, 0);
-    }
-  } join{stream_, aux_stream_, ev_join_};
-  const auto qkv_gemm = [&](const Half& h, int32_t layer) {
-    const auto& lw = w_.layers[static_cast<size_t>(layer)];
-    h.gemm->run(GemmArgs<Elem>{y + h.row0 * d, as<Elem>(lw.wqkv), nullptr, qkv + h.row0 * 3 * d, h.n, 3 * d, d, false},
-                h.s);
-  };
-  // Attention's output on: the output GEMMs add into x, each followed by an add+LN.
-  const auto rest_of_layer = [&](const Half& h, int32_t layer) {
-    const auto& lw = w_.layers[static_cast<size_t>(layer)];
-    float* x = ws_.x + h.row0 * d;
-    h.gemm->run_residual(att + h.row0 * d, as<Elem>(lw.wo), x, scratch, h.n, d, d, h.s);
-    AddLnParams<Elem> a;
-    a.x = x;
-    a.lean_from_rows = lean_add_ln_from_;
-    a.weight = lw.mlp_norm;
-    a.y = y + h.row0 * d;
-    a.tokens = h.n;
-    a.d = d;
-    a.eps = dims_.eps;
-    launch_add_ln(a, h.s);
-    up_geglu(y + h.row0 * d, as<Elem>(lw.wi), h.n, layer, h.s, *h.gemm, h.row0);
-    h.gemm->run_residual(g + h.row0 * dims_.inter, as<Elem>(lw.mlp_wo), x, scratch, h.n, d, dims_.inter, h.s);
-    AddLnParams<Elem> a2;
-    a2.x = x;
-    a2.lean_from_rows = lean_add_ln_from_;
-    a2.tokens = h.n;
-    a2.d = d;
-    a2.eps = dims_.eps;
-    if (layer + 1 < L) {
-      a2.weight = w_.layers[static_cast<size_t>(layer + 1)].attn_norm;
-      a2.y = y + h.row0 * d;
-    } else {
-      a2.weight = w_.final_norm;
-      a2.norm_out = ws_.h + h.row0 * d;
-    }
-    launch_add_ln(a2, h.s);
-  };
-  for (const Half& h : halves) qkv_gemm(h, 0);
-  for (int32_t i = 0; i < L; ++i) {
-    wait(stream_, aux_stream_, ev_join_);
-    pdl_last_launch_own() = false;
-    encoder_attention(ap, w_.layers[static_cast<size_t>(i)], qkv, tokens, pos, false, stream_);
-    wait(aux_stream_, stream_, ev_fork_);
-    for (const Half& h : halves) {
-      pdl_last_launch_own() = false;  // the launch before this one on the thread was on the other stream
-      rest_of_layer(h, i);
-      if (i + 1 < L) qkv_gemm(h, i + 1);
-    }
-    if (dumps) {
-      wait(stream_, aux_stream_, ev_join_);
-      dumps->f32(fmt::format("encoder.{}", i), ws_.x, dump_rows, d);
-    }
-  }
-  pdl_last_launch_own() = false;
 }
 
 void CudaBackendImpl::run_eager(const Bucket& b, const StagingLayout& l, DumpCtx* dumps) {

@@ -25,7 +25,6 @@ struct CudaStats {
   int64_t graph_captures = 0;    // successful captures
   int64_t capture_failures = 0;  // failed captures (cleaned up; that forward ran eagerly)
   int64_t pruned_head_records = 0;  // forwards recorded (eager or captured) with the last decision layer pruned
-  int64_t halves_records = 0;       // forwards recorded with the encoder in two token halves (split_point)
   int64_t evictions = 0;
   double capture_ms = 0;            // host time in capture(): GEMM timing, capture, instantiation; failures too
   int64_t cached_shapes = 0;
