@@ -1294,14 +1294,11 @@ void CudaBackendImpl::tune_in_graph(const Bucket& b, const StagingLayout& l, con
   for (const Gemm::PlanKey& key : plans) {
     if (std::get<0>(key) != b.tokens || !graph_tuned_.insert(key).second) continue;
     Gemm::Choice best = gemm_->choice(key);
-    std::fprintf(stderr, "graph tune %s %s: starts at #%d%s (%s)\n", b.to_string().c_str(), Gemm::describe(key).c_str(),
-                 best.candidate, best.single_cta_cluster ? "/1cta" : "", gemm_->describe_choice(key).c_str());
     const int n = std::min(gemm_->candidates(key), graph_tune_);
     for (int c = 0; c < n; ++c) {
       for (const bool one_cta : {false, true}) {
         const Gemm::Choice ch{c, one_cta};
         if (ch == best || !gemm_->choose(key, ch)) continue;
-        const std::string config = gemm_->describe_choice(key);
         cudaGraphExec_t g = nullptr;
         const std::string error = capture_once(b, l, &g);
         if (!error.empty()) {
@@ -1311,9 +1308,9 @@ void CudaBackendImpl::tune_in_graph(const Bucket& b, const StagingLayout& l, con
         ++tried;
         const auto [t_best, t_new] = replay_medians(*exec, g, kPairs);
         const bool better = t_new < t_best - std::max(0.0005, 0.002 * t_best);
-        std::fprintf(stderr, "graph tune %s %s: #%d%s %.4f ms vs #%d%s %.4f ms%s (%s)\n", b.to_string().c_str(),
+        std::fprintf(stderr, "graph tune %s %s: #%d%s %.4f ms vs #%d%s %.4f ms%s\n", b.to_string().c_str(),
                      Gemm::describe(key).c_str(), c, one_cta ? "/1cta" : "", t_new, best.candidate,
-                     best.single_cta_cluster ? "/1cta" : "", t_best, better ? "  kept" : "", config.c_str());
+                     best.single_cta_cluster ? "/1cta" : "", t_best, better ? "  kept" : "");
         if (better) {
           if (*exec != first) cudaGraphExecDestroy(*exec);
           *exec = g;

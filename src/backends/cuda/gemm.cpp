@@ -149,20 +149,6 @@ bool Gemm::choose(const PlanKey& key, Choice c) {
   return true;
 }
 
-std::string Gemm::describe_choice(const PlanKey& key) const {
-  const cublasLtMatmulAlgo_t& algo = plans_.at(key).algo;
-  auto get = [&algo](cublasLtMatmulAlgoConfigAttributes_t attr) {
-    int64_t v = 0;  // every attribute read here is at most 8 bytes, little-endian
-    size_t written = 0;
-    return cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof(v), &written) == CUBLAS_STATUS_SUCCESS ? v : -1;
-  };
-  return fmt::format("algo {} tile {} stages {} inner {} splitk {} cluster {} swizzle {} custom {}",
-                     get(CUBLASLT_ALGO_CONFIG_ID), get(CUBLASLT_ALGO_CONFIG_TILE_ID), get(CUBLASLT_ALGO_CONFIG_STAGES_ID),
-                     get(CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID), get(CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
-                     get(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID), get(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING),
-                     get(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION));
-}
-
 std::string Gemm::describe(const PlanKey& key) {
   const auto [m, n, k, epilogue, type, out_type, splits] = key;
   (void)type;

@@ -107,8 +107,6 @@ class Gemm {
   // False (the plan unchanged) where cuBLASLt does not accept the candidate with that cluster.
   bool choose(const PlanKey& key, Choice c);
   static std::string describe(const PlanKey& key);
-  // The current choice's configuration (cuBLASLt's algo id, tile, stages, split-K, cluster ids).
-  std::string describe_choice(const PlanKey& key) const;
 
  private:
   struct Call {  // a GemmArgs with its element types as data
