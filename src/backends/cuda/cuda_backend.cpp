@@ -9,10 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <set>
 #include <type_traits>
 #include <unordered_map>
-#include <vector>
 
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/attention.cuh"
@@ -353,12 +351,6 @@ class CudaBackendImpl final : public CudaEngine {
   void record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   void run_eager(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   bool capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec);
-  // One capture and instantiation of the forward of bucket b; "" or why it failed (cleaned up).
-  std::string capture_once(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec);
-  void tune_in_graph(const Bucket& b, const StagingLayout& l, const std::vector<Gemm::PlanKey>& plans,
-                     cudaGraphExec_t* exec);
-  // Median device times (ms) of two graphs' replays, interleaved.
-  std::pair<double, double> replay_medians(cudaGraphExec_t a, cudaGraphExec_t b, int pairs);
   void release() noexcept;
   void warm(const std::string& shapes);
   void warm_every_size();
@@ -415,9 +407,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t lean_add_ln_from_ = kLeanAddLnFromRows;  // add+LNs without partials run lean from this many tokens
   SingleCtaClusterRule cluster_rule_;             // the cuBLASLt GEMMs run without a thread-block cluster
-  int32_t graph_tune_ = 0;         // cuBLASLt candidates tried per GEMM inside the captured forward (0: off)
-  int32_t graph_tune_from_ = 0, graph_tune_to_ = 0;  // ... in buckets of this many tokens
-  std::set<Gemm::PlanKey> graph_tuned_;  // plans already chosen that way (shared by buckets of one size)
   int32_t pdl_all_from_ = 0;       // buckets of pdl_all_from_ to pdl_all_to_ tokens: every own launch
   int32_t pdl_all_to_ = 0;         // programmatic (pdl_all_from_ 0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
@@ -599,9 +588,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     attn_one_block_ = std::clamp(env_int("LAYA_CUDA_ATTN_ONE_BLOCK", kAttnOneBlock), 0, 2);
     geglu_prefetch_ = std::clamp(env_int("LAYA_CUDA_GEGLU_PREFETCH", kGegluPrefetch), 0, 127);
     geglu_prefetch_ktiles_ = std::clamp(env_int("LAYA_CUDA_GEGLU_PREFETCH_KTILES", kGegluPrefetchKtiles), 0, 8);
-    graph_tune_ = std::clamp(env_int("LAYA_CUDA_GEMM_GRAPH_TUNE", 0), 0, 16);
-    graph_tune_from_ = std::max(1, env_int("LAYA_CUDA_GEMM_GRAPH_TUNE_FROM", 129));
-    graph_tune_to_ = env_int("LAYA_CUDA_GEMM_GRAPH_TUNE_TO", 8192);
     LAYA_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     release();
@@ -1198,42 +1184,19 @@ bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraph
     std::chrono::steady_clock::time_point t0;
     ~AddTime() { ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); }
   } add_time{stats_.capture_ms, t0};
-  const bool graph_tune = graph_tune_ > 0 && b.tokens >= graph_tune_from_ && b.tokens <= graph_tune_to_;
-  std::vector<Gemm::PlanKey> plans;
-  if (graph_tune || gemm_->tunes(std::max(b.tokens, b.markers))) {  // timed on eager calls only: pick them before capturing
-    gemm_->log_plans(graph_tune ? &plans : nullptr);
-    try {
-      record(b, l, nullptr);
-    } catch (...) {
-      gemm_->log_plans(nullptr);
-      throw;
-    }
-    gemm_->log_plans(nullptr);
+  if (gemm_->tunes(std::max(b.tokens, b.markers))) {  // timed on eager calls only: pick them before capturing
+    record(b, l, nullptr);
     LAYA_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
-  std::string error = capture_once(b, l, exec);
-  if (error.empty() && fail_captures_ > 0) {
-    --fail_captures_;
-    cudaGraphExecDestroy(*exec);
-    *exec = nullptr;
-    error = "injected capture failure (test hook)";
-  }
-  if (!error.empty()) {
-    ++stats_.capture_failures;
-    spdlog::warn("cuda: graph capture for bucket {} failed, running eagerly: {}", b.to_string(), error);
-    return false;
-  }
-  if (graph_tune) tune_in_graph(b, l, plans, exec);
-  ++stats_.graph_captures;
-  return true;
-}
-
-std::string CudaBackendImpl::capture_once(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec) {
   cudaGraph_t graph = nullptr;
   LAYA_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   std::string error;
   try {
     record(b, l, nullptr);
+    if (fail_captures_ > 0) {
+      --fail_captures_;
+      error = "injected capture failure (test hook)";
+    }
   } catch (const std::exception& ex) {
     error = ex.what();
   }
@@ -1248,89 +1211,12 @@ std::string CudaBackendImpl::capture_once(const Bucket& b, const StagingLayout& 
   if (!error.empty()) {
     cudaGetLastError();  // capture errors are not sticky; clear them
     *exec = nullptr;
+    ++stats_.capture_failures;
+    spdlog::warn("cuda: graph capture for bucket {} failed, running eagerly: {}", b.to_string(), error);
+    return false;
   }
-  return error;
-}
-
-std::pair<double, double> CudaBackendImpl::replay_medians(cudaGraphExec_t a, cudaGraphExec_t b, int pairs) {
-  std::vector<float> ta, tb;
-  auto timed = [this](cudaGraphExec_t g) {
-    LAYA_CUDA_CHECK(cudaEventRecord(ev_start_, stream_));
-    LAYA_CUDA_CHECK(cudaGraphLaunch(g, stream_));
-    LAYA_CUDA_CHECK(cudaEventRecord(ev_stop_, stream_));
-    LAYA_CUDA_CHECK(cudaEventSynchronize(ev_stop_));
-    float ms = 0.f;
-    LAYA_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_start_, ev_stop_));
-    return ms;
-  };
-  timed(a);
-  timed(b);
-  for (int i = 0; i < pairs; ++i) {  // alternating which goes first
-    if (i % 2 == 0) {
-      ta.push_back(timed(a));
-      tb.push_back(timed(b));
-    } else {
-      tb.push_back(timed(b));
-      ta.push_back(timed(a));
-    }
-  }
-  auto median = [](std::vector<float>& v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return static_cast<double>(v[v.size() / 2]);
-  };
-  return {median(ta), median(tb)};
-}
-
-// Experiment (LAYA_CUDA_GEMM_GRAPH_TUNE=N): for each cuBLASLt plan of the bucket's own row count,
-// one at a time in the forward's order, each of the heuristic's first N candidates with and
-// without a 1x1x1 cluster is captured into the whole forward and replayed against the best so far;
-// a candidate is kept where its median is lower by more than the margin. *exec ends captured with
-// the choices, which every later call of those plans (eager too) runs.
-void CudaBackendImpl::tune_in_graph(const Bucket& b, const StagingLayout& l, const std::vector<Gemm::PlanKey>& plans,
-                                    cudaGraphExec_t* exec) {
-  constexpr int kPairs = 9;
-  const cudaGraphExec_t first = *exec;
-  int tried = 0, kept = 0;
-  for (const Gemm::PlanKey& key : plans) {
-    if (std::get<0>(key) != b.tokens || !graph_tuned_.insert(key).second) continue;
-    Gemm::Choice best = gemm_->choice(key);
-    const int n = std::min(gemm_->candidates(key), graph_tune_);
-    for (int c = 0; c < n; ++c) {
-      for (const bool one_cta : {false, true}) {
-        const Gemm::Choice ch{c, one_cta};
-        if (ch == best || !gemm_->choose(key, ch)) continue;
-        cudaGraphExec_t g = nullptr;
-        const std::string error = capture_once(b, l, &g);
-        if (!error.empty()) {
-          gemm_->choose(key, best);
-          continue;
-        }
-        ++tried;
-        const auto [t_best, t_new] = replay_medians(*exec, g, kPairs);
-        const bool better = t_new < t_best - std::max(0.0005, 0.002 * t_best);
-        std::fprintf(stderr, "graph tune %s %s: #%d%s %.4f ms vs #%d%s %.4f ms%s\n", b.to_string().c_str(),
-                     Gemm::describe(key).c_str(), c, one_cta ? "/1cta" : "", t_new, best.candidate,
-                     best.single_cta_cluster ? "/1cta" : "", t_best, better ? "  kept" : "");
-        if (better) {
-          if (*exec != first) cudaGraphExecDestroy(*exec);
-          *exec = g;
-          best = ch;
-          ++kept;
-        } else {
-          cudaGraphExecDestroy(g);
-          gemm_->choose(key, best);
-        }
-      }
-    }
-  }
-  if (*exec != first) {
-    const auto [t_first, t_final] = replay_medians(first, *exec, 2 * kPairs);
-    std::fprintf(stderr, "graph tune %s: %d tried, %d kept: %.4f -> %.4f ms (%+.4f)\n", b.to_string().c_str(), tried,
-                 kept, t_first, t_final, t_final - t_first);
-    cudaGraphExecDestroy(first);
-  } else {
-    std::fprintf(stderr, "graph tune %s: %d tried, none kept\n", b.to_string().c_str(), tried);
-  }
+  ++stats_.graph_captures;
+  return true;
 }
 
 engine::ForwardResult CudaBackendImpl::forward(const engine::Batch& batch, engine::DumpSink* dumps) {

@@ -106,15 +106,19 @@ Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
   };
   int pick = 0;
   if (tunes(m) && found > 1) pick = fastest(p, results, found, a, stream);
-  for (int i = 0; i < found; ++i) {
-    if (i == pick) p.choice.candidate = static_cast<int>(p.candidates.size());
-    if (results[i].state == CUBLAS_STATUS_SUCCESS || i == pick) p.candidates.push_back(results[i].algo);
-  }
   p.algo = results[pick].algo;
   bool single_cta_cluster = false;
   if (single_cta_cluster_.contains(m, n, k)) {
-    single_cta_cluster = single_cta(p, p.algo);
-    p.choice.single_cta_cluster = single_cta_cluster;
+    cublasLtMatmulAlgo_t algo = p.algo;
+    const uint16_t one = CUBLASLT_CLUSTER_SHAPE_1x1x1;
+    cublasLtMatmulHeuristicResult_t checked{};
+    if (cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &one, sizeof(one)) ==
+            CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulAlgoCheck(handle_, p.op, p.la, p.lb, p.lc, p.lc, &algo, &checked) == CUBLAS_STATUS_SUCCESS &&
+        checked.workspaceSize <= workspace_bytes_) {
+      p.algo = algo;
+      single_cta_cluster = true;
+    }
   }
   if (std::getenv("LAYA_CUDA_GEMM_LOG") != nullptr) {
     std::string splits_k;
@@ -124,36 +128,6 @@ Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
                  single_cta_cluster ? " with a 1x1x1 cluster" : "");
   }
   return plans_.emplace(key, p).first->second;
-}
-
-bool Gemm::single_cta(Plan& p, cublasLtMatmulAlgo_t& algo) {
-  cublasLtMatmulAlgo_t one_cta = algo;
-  const uint16_t one = CUBLASLT_CLUSTER_SHAPE_1x1x1;
-  cublasLtMatmulHeuristicResult_t checked{};
-  if (cublasLtMatmulAlgoConfigSetAttribute(&one_cta, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &one, sizeof(one)) !=
-          CUBLAS_STATUS_SUCCESS ||
-      cublasLtMatmulAlgoCheck(handle_, p.op, p.la, p.lb, p.lc, p.lc, &one_cta, &checked) != CUBLAS_STATUS_SUCCESS ||
-      checked.workspaceSize > workspace_bytes_)
-    return false;
-  algo = one_cta;
-  return true;
-}
-
-bool Gemm::choose(const PlanKey& key, Choice c) {
-  Plan& p = plans_.at(key);
-  if (c.candidate < 0 || c.candidate >= static_cast<int>(p.candidates.size())) return false;
-  cublasLtMatmulAlgo_t algo = p.candidates[static_cast<size_t>(c.candidate)];
-  if (c.single_cta_cluster && !single_cta(p, algo)) return false;
-  p.algo = algo;
-  p.choice = c;
-  return true;
-}
-
-std::string Gemm::describe(const PlanKey& key) {
-  const auto [m, n, k, epilogue, type, out_type, splits] = key;
-  (void)type;
-  (void)out_type;
-  return fmt::format("M={} N={} K={} epi={}{}", m, n, k, epilogue, splits > 1 ? fmt::format(" splits={}", splits) : "");
 }
 
 // Times the heuristic's first candidates on the call's own buffers (the real call then overwrites
@@ -213,10 +187,6 @@ void Gemm::run_call(const Call& a, cudaStream_t stream) {
   const int epi = a.bias == nullptr ? CUBLASLT_EPILOGUE_DEFAULT
                                     : (a.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS);
   Plan& p = plan_for(a, epi, stream);
-  if (plan_log_ != nullptr) {
-    const PlanKey key{a.m, a.n, a.k, epi, static_cast<int>(a.type), static_cast<int>(a.out_type), a.splits};
-    if (std::find(plan_log_->begin(), plan_log_->end(), key) == plan_log_->end()) plan_log_->push_back(key);
-  }
   if (a.bias != nullptr)
     LAYA_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a.bias, sizeof(a.bias)));

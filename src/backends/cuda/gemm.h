@@ -25,7 +25,6 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
-#include <vector>
 
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -91,23 +90,6 @@ class Gemm {
   bool tunes(int32_t m) const { return m >= tune_from_m_; }
   static std::string version();
 
-  // In-context choice (the engine's graph tuning, LAYA_CUDA_GEMM_GRAPH_TUNE): which plans a forward
-  // uses, and switching one plan to another of the heuristic's candidates, with or without a 1x1x1
-  // cluster. A plan runs its current choice on every later call, eager or captured.
-  using PlanKey = std::tuple<int32_t, int32_t, int32_t, int, int, int, int32_t>;  // (M, N, K, epilogue, types, splits)
-  struct Choice {
-    int candidate = 0;
-    bool single_cta_cluster = false;
-    bool operator==(const Choice&) const = default;
-  };
-  // While `log` is set, the key of every plan a call runs is appended to it once.
-  void log_plans(std::vector<PlanKey>* log) { plan_log_ = log; }
-  int candidates(const PlanKey& key) const { return static_cast<int>(plans_.at(key).candidates.size()); }
-  Choice choice(const PlanKey& key) const { return plans_.at(key).choice; }
-  // False (the plan unchanged) where cuBLASLt does not accept the candidate with that cluster.
-  bool choose(const PlanKey& key, Choice c);
-  static std::string describe(const PlanKey& key);
-
  private:
   struct Call {  // a GemmArgs with its element types as data
     const void *in, *w, *bias;
@@ -123,13 +105,9 @@ class Gemm {
     cublasLtMatmulDesc_t op = nullptr;
     cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
     cublasLtMatmulAlgo_t algo{};
-    std::vector<cublasLtMatmulAlgo_t> candidates;  // the heuristic's, in its order
-    Choice choice;
   };
   void run_call(const Call& a, cudaStream_t stream);
   Plan& plan_for(const Call& a, int epilogue, cudaStream_t stream);
-  // `algo` with a 1x1x1 cluster, where cuBLASLt accepts that within the workspace.
-  bool single_cta(Plan& p, cublasLtMatmulAlgo_t& algo);
   int fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int found, const Call& a, cudaStream_t stream);
 
   cublasLtHandle_t handle_ = nullptr;
@@ -137,8 +115,7 @@ class Gemm {
   size_t workspace_bytes_ = 0;
   int32_t tune_from_m_ = kNeverTune;
   SingleCtaClusterRule single_cta_cluster_;
-  std::map<PlanKey, Plan> plans_;
-  std::vector<PlanKey>* plan_log_ = nullptr;
+  std::map<std::tuple<int32_t, int32_t, int32_t, int, int, int, int32_t>, Plan> plans_;  // (M, N, K, epilogue, types, splits)
 };
 
 }  // namespace laya::cuda
