@@ -37,9 +37,14 @@ if [ -n "${LAYA_BASELINE_BIN:-}" ]; then
     [ -x "$LAYA_BASELINE_BIN/$f" ] && cp "$LAYA_BASELINE_BIN/$f" "$STAGE/bin/$f-base" && strip --strip-debug "$STAGE/bin/$f-base" || true
   done
 fi
-ldd "$STAGE"/bin/* | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
+# Optional: the CUPTI kernel-trace injection library (CUDA_INJECTION64_PATH=$X/lib/liblaya_kernel_trace.so;
+# scripts/gpu/kernel_trace.py reads its record); the CUPTI it links comes along through ldd below.
+T="$B/bench/cuda/liblaya_kernel_trace.so"
+SCAN=("$STAGE"/bin/*)
+if [ -f "$T" ]; then cp "$T" "$STAGE/lib/" && SCAN+=("$STAGE/lib/$(basename "$T")"); fi
+ldd "${SCAN[@]}" | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
-    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*|libcuda.so*|libcublas*|libcudart*|libnvidia*) ;;
+    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|ld-linux*|libstdc++*|libgcc_s*|libcuda.so*|libcublas*|libcudart*|libnvidia*) ;;
     *) cp -L "$lib" "$STAGE/lib/" ;;
   esac
 done
@@ -76,5 +81,5 @@ prog=$1; shift
 exec "$X/bin/$prog" "$@"
 RUN
 chmod +x .gpu/run.sh
-cp scripts/gpu/suite_common.sh scripts/gpu/run_gpu_suite.sh scripts/gpu/run_ab_suite.sh scripts/gpu/run_env_variants.sh scripts/gpu/official_gpu_bench.py .gpu/ 2>/dev/null || true
+cp scripts/gpu/suite_common.sh scripts/gpu/run_gpu_suite.sh scripts/gpu/run_ab_suite.sh scripts/gpu/run_env_variants.sh scripts/gpu/official_gpu_bench.py scripts/gpu/kernel_trace.py .gpu/ 2>/dev/null || true
 du -sh .gpu/bundle.tar.xz
