@@ -6,9 +6,11 @@
 //
 // One line a kernel, tab-separated: correlation id (kernels of one cudaGraphLaunch share the
 // launch's), graph id, start ns, end ns, grid size, block size, registers, dynamic shared memory,
-// mangled name. scripts/gpu/kernel_trace.py turns it into a timeline per forward: each kernel's time
-// in context and the gap before it — what no serialising profiler (ncu) shows. Uses the concurrent
-// kernel activity kind, which does not serialise kernels.
+// mangled name; memsets and copies as [memset] / [memcpy] lines. scripts/gpu/kernel_trace.py turns
+// it into a timeline per forward: each kernel's time in context and the gap before it — what no
+// serialising profiler (ncu) shows. The concurrent kernel activity kind does not serialise kernels:
+// a forward's span stays within ≈ 1.5 % of the untraced device time, while the host pays
+// ≈ 1.5–2.5 µs a kernel (docs/benchmarks/cuda.md item 161).
 #include <cupti.h>
 
 #include <cstdio>
@@ -32,7 +34,24 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   std::lock_guard<std::mutex> lock(g_mutex);
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || g_out == nullptr) continue;
+    if (g_out == nullptr) continue;
+    // Memsets and copies are graph nodes too (cuBLASLt may add memsets for its workspace): the
+    // byte count stands in the grid column, 0 in the others.
+    if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+      std::fprintf(g_out, "%u\t%u\t%llu\t%llu\t%llu\t0\t0\t0\t[memset]\n", m->correlationId, m->graphId,
+                   static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
+                   static_cast<unsigned long long>(m->bytes));
+      continue;
+    }
+    if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      std::fprintf(g_out, "%u\t%u\t%llu\t%llu\t%llu\t0\t0\t0\t[memcpy]\n", m->correlationId, m->graphId,
+                   static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
+                   static_cast<unsigned long long>(m->bytes));
+      continue;
+    }
+    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
     std::fprintf(g_out, "%u\t%u\t%llu\t%llu\t%d\t%d\t%u\t%d\t%s\n", k->correlationId, k->graphId,
                  static_cast<unsigned long long>(k->start), static_cast<unsigned long long>(k->end),
@@ -62,8 +81,10 @@ extern "C" int InitializeInjection(void) {
     return 0;
   }
   if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
-      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
-    std::fprintf(stderr, "laya_kernel_trace: CUPTI refused the kernel activity\n");
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS ||
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS ||
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS) {
+    std::fprintf(stderr, "laya_kernel_trace: CUPTI refused the kernel, memset or copy activity\n");
     return 0;
   }
   std::atexit(flush_at_exit);

@@ -90,9 +90,9 @@ def main():
         t[0] += 1
         t[1] += med(per_pos_dur[i]) / 1e3
         t[2] += med(per_pos_gap[i]) / 1e3
-    print("%-44s %6s %10s %10s %8s" % ("kernel[grid]", "calls", "time us", "gaps us", "us/call"))
+    print("%-64s %6s %10s %10s %8s" % ("kernel[grid]", "calls", "time us", "gaps us", "us/call"))
     for label, (n, dur, gap) in sorted(table.items(), key=lambda x: -x[1][1] - x[1][2]):
-        print("%-44s %6d %10.1f %10.1f %8.2f" % (label[:44], n, dur, gap, dur / n))
+        print("%-64s %6d %10.1f %10.1f %8.2f" % (label[:64], n, dur, gap, dur / n))
     total_gap = sum(med(g) for g in per_pos_gap) / 1e3
     print("sum of kernel times %.1f us, of gaps %.1f us (negative gaps: overlap under programmatic edges)"
           % (sum(med(d) for d in per_pos_dur) / 1e3, total_gap))
@@ -100,7 +100,7 @@ def main():
         first = count // 2 - detail // 2
         print("kernels %d..%d of the forward (medians):" % (first, first + detail - 1))
         for i in range(first, first + detail):
-            print("  %-44s gap %6.2f  time %6.2f us" % (labels[i][:44], med(per_pos_gap[i]) / 1e3, med(per_pos_dur[i]) / 1e3))
+            print("  %-64s gap %6.2f  time %6.2f us" % (labels[i][:64], med(per_pos_gap[i]) / 1e3, med(per_pos_dur[i]) / 1e3))
 
 
 if __name__ == "__main__":
