@@ -1289,6 +1289,80 @@ TEST(CudaKernels, CopyFromHostCopiesEveryWordAndNothingElse) {
   cudaFreeHost(host);
 }
 
+// graph_memsets.h on a captured graph of stand-ins: a "GEMM call" is a memset of its workspace
+// counter, a kernel that reads the counter and one that leaves it non-zero (as cuBLASLt's memset and
+// persistent kernel do). A call's memset after an own kernel starts beside that kernel; one right
+// after another call's node, or outside the workspace, stays; every read still sees 0.
+TEST(CudaGraphEdit, GemmMemsetsStartBesideTheOwnKernelBefore) {
+  LAYA_REQUIRE_GPU();
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  Dev<int32_t> ws(4), out(4), junk(4), src(std::vector<int32_t>{5, 9});
+  GemmCaptureLog log;
+  auto call = [&](int slot) {
+    CaptureCallLog entry(&log, s);
+    ASSERT_EQ(cudaMemsetAsync(ws.get(), 0, 4, s), cudaSuccess);
+    launch_copy_from_host(ws.get(), out.get() + slot, 1, s);
+    launch_copy_from_host(src.get(), ws.get(), 1, s);
+    entry.finish();
+  };
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  launch_copy_from_host(src.get() + 1, junk.get(), 1, s);  // own kernel A: root
+  call(0);                                                 // its memset: moved, a root now
+  launch_copy_from_host(src.get() + 1, junk.get() + 1, 1, s);  // own kernel K
+  call(1);                                                     // moved: beside K
+  call(2);                                                     // after call 1's node: stays
+  ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+  ASSERT_EQ(log.added.size(), 9u);
+  ASSERT_EQ(log.before.size(), 3u);
+  EXPECT_EQ(move_gemm_memsets(graph, log, out.get(), 16), 0);  // the memsets are not in that range
+  EXPECT_EQ(move_gemm_memsets(graph, log, ws.get(), 16), 2);
+  std::vector<cudaGraphNode_t> memsets;
+  for (cudaGraphNode_t n : log.added) {
+    cudaGraphNodeType t{};
+    ASSERT_EQ(cudaGraphNodeGetType(n, &t), cudaSuccess);
+    if (t == cudaGraphNodeTypeMemset) memsets.push_back(n);
+  }
+  ASSERT_EQ(memsets.size(), 3u);
+  auto deps = [](cudaGraphNode_t n) {
+    size_t k = 0;
+    EXPECT_EQ(cudaGraphNodeGetDependencies(n, nullptr, nullptr, &k), cudaSuccess);
+    std::vector<cudaGraphNode_t> d(k);
+    if (k > 0) {
+      EXPECT_EQ(cudaGraphNodeGetDependencies(n, d.data(), nullptr, &k), cudaSuccess);
+    }
+    return d;
+  };
+  // log.added lists each call's nodes from its last back to its first: call c's are [3c, 3c + 3).
+  auto first_of_call = [&](int c) { return log.added[static_cast<size_t>(3 * c + 2)]; };
+  auto last_of_call = [&](int c) { return log.added[static_cast<size_t>(3 * c)]; };
+  const auto by_call = [&](cudaGraphNode_t m) {
+    for (int c = 0; c < 3; ++c)
+      if (first_of_call(c) == m) return c;
+    return -1;
+  };
+  for (cudaGraphNode_t m : memsets) {
+    const auto d = deps(m);
+    switch (by_call(m)) {
+      case 0: EXPECT_TRUE(d.empty()) << "call 0's memset: a root"; break;
+      case 1: ASSERT_EQ(d.size(), 1u); EXPECT_EQ(d[0], last_of_call(0)) << "call 1's memset: beside K"; break;
+      case 2: ASSERT_EQ(d.size(), 1u); EXPECT_EQ(d[0], last_of_call(1)) << "call 2's memset: unmoved"; break;
+      default: ADD_FAILURE() << "a memset that is no call's first node";
+    }
+  }
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  const auto got = out.down();
+  for (int c = 0; c < 3; ++c) EXPECT_EQ(got[static_cast<size_t>(c)], 0) << "call " << c << " read its counter";
+  EXPECT_EQ(ws.down()[0], 5);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+}
+
 // Own edges (pdl.h): outside a PdlScope an own kernel launches programmatically only right after
 // another own kernel on the engine's stream. A cuBLASLt GEMM clears the mark (edges out of nvjet
 // cost at 192-512 tokens, docs/benchmarks/cuda.md items 107, 111), a launch on the legacy stream never

@@ -192,8 +192,10 @@ void Gemm::run_call(const Call& a, cudaStream_t stream) {
         cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a.bias, sizeof(a.bias)));
   const float alpha = 1.f, beta = a.accumulate ? 1.f : 0.f;
   pdl_last_launch_own() = false;  // the own kernel after this one launches with a plain edge (pdl.h)
+  CaptureCallLog call_log(capture_log_, stream);
   LAYA_CUBLAS_CHECK(cublasLtMatmul(handle_, p.op, &alpha, a.w, p.la, a.in, p.lb, &beta, a.out, p.lc, a.out, p.lc,
                                    &p.algo, workspace_, workspace_bytes_, stream));
+  call_log.finish();
 }
 
 }  // namespace laya::cuda

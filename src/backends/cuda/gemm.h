@@ -32,6 +32,7 @@
 #include <cuda_runtime_api.h>
 
 #include "backends/cuda/cluster_rule.h"
+#include "backends/cuda/graph_memsets.h"
 
 namespace laya::cuda {
 
@@ -86,6 +87,8 @@ class Gemm {
     c.scratch = scratch;
     run_call(c, stream);
   }
+  // While set, every call made during a stream capture records its nodes there (graph_memsets.h).
+  void log_captures(GemmCaptureLog* log) { capture_log_ = log; }
   // Whether a GEMM of `m` rows is timed on its first use.
   bool tunes(int32_t m) const { return m >= tune_from_m_; }
   static std::string version();
@@ -115,6 +118,7 @@ class Gemm {
   size_t workspace_bytes_ = 0;
   int32_t tune_from_m_ = kNeverTune;
   SingleCtaClusterRule single_cta_cluster_;
+  GemmCaptureLog* capture_log_ = nullptr;
   std::map<std::tuple<int32_t, int32_t, int32_t, int, int, int, int32_t>, Plan> plans_;  // (M, N, K, epilogue, types, splits)
 };
 

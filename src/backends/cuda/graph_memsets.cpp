@@ -1,0 +1,105 @@
+#include "backends/cuda/graph_memsets.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <unordered_set>
+
+#include "backends/cuda/check.h"
+
+namespace laya::cuda {
+namespace {
+
+// The capture's current last nodes (what the next captured operation will depend on).
+std::vector<cudaGraphNode_t> capture_leaves(cudaStream_t stream, bool* capturing) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t* deps = nullptr;
+  size_t n = 0;
+  LAYA_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &status, nullptr, nullptr, &deps, nullptr, &n));
+  *capturing = status == cudaStreamCaptureStatusActive;
+  return *capturing ? std::vector<cudaGraphNode_t>(deps, deps + n) : std::vector<cudaGraphNode_t>{};
+}
+
+std::vector<cudaGraphNode_t> dependencies(cudaGraphNode_t node) {
+  size_t n = 0;
+  LAYA_CUDA_CHECK(cudaGraphNodeGetDependencies(node, nullptr, nullptr, &n));
+  std::vector<cudaGraphNode_t> out(n);
+  if (n > 0) LAYA_CUDA_CHECK(cudaGraphNodeGetDependencies(node, out.data(), nullptr, &n));
+  return out;
+}
+
+std::vector<cudaGraphNode_t> dependents(cudaGraphNode_t node) {
+  size_t n = 0;
+  LAYA_CUDA_CHECK(cudaGraphNodeGetDependentNodes(node, nullptr, nullptr, &n));
+  std::vector<cudaGraphNode_t> out(n);
+  if (n > 0) LAYA_CUDA_CHECK(cudaGraphNodeGetDependentNodes(node, out.data(), nullptr, &n));
+  return out;
+}
+
+cudaGraphNodeType type_of(cudaGraphNode_t node) {
+  cudaGraphNodeType t{};
+  LAYA_CUDA_CHECK(cudaGraphNodeGetType(node, &t));
+  return t;
+}
+
+}  // namespace
+
+CaptureCallLog::CaptureCallLog(GemmCaptureLog* log, cudaStream_t stream) : stream_(stream) {
+  if (log == nullptr) return;
+  bool capturing = false;
+  before_ = capture_leaves(stream, &capturing);
+  if (capturing) log_ = log;
+}
+
+void CaptureCallLog::finish() {
+  if (log_ == nullptr) return;
+  bool capturing = false;
+  std::vector<cudaGraphNode_t> stack = capture_leaves(stream_, &capturing);
+  if (!capturing) return;
+  // The call's nodes: everything reachable backwards from the new last nodes without passing the
+  // old ones (a stream capture is a chain; the walk also holds for a call that forks and joins).
+  const std::unordered_set<cudaGraphNode_t> old(before_.begin(), before_.end());
+  std::unordered_set<cudaGraphNode_t> seen;
+  while (!stack.empty()) {
+    cudaGraphNode_t n = stack.back();
+    stack.pop_back();
+    if (old.count(n) != 0 || !seen.insert(n).second) continue;
+    log_->added.push_back(n);
+    for (cudaGraphNode_t d : dependencies(n)) stack.push_back(d);
+  }
+  log_->before.insert(log_->before.end(), before_.begin(), before_.end());
+  log_ = nullptr;
+}
+
+int move_gemm_memsets(cudaGraph_t graph, const GemmCaptureLog& log, const void* workspace, size_t bytes) {
+  const std::unordered_set<cudaGraphNode_t> added(log.added.begin(), log.added.end());
+  const std::unordered_set<cudaGraphNode_t> before(log.before.begin(), log.before.end());
+  const auto* lo = static_cast<const char*>(workspace);
+  int moved = 0;
+  for (cudaGraphNode_t m : log.added) {
+    if (type_of(m) != cudaGraphNodeTypeMemset) continue;
+    cudaMemsetParams p{};
+    LAYA_CUDA_CHECK(cudaGraphMemsetNodeGetParams(m, &p));
+    const auto* dst = static_cast<const char*>(p.dst);
+    const size_t span = p.pitch * (p.height > 0 ? p.height - 1 : 0) + p.width * p.elementSize;
+    if (dst < lo || dst + span > lo + bytes) continue;  // not the workspace: leave it
+    const std::vector<cudaGraphNode_t> pred = dependencies(m);
+    // The call's first node, after one kernel of the forward's own (never after another call's
+    // node, which may use the workspace too).
+    if (pred.size() != 1 || added.count(pred[0]) != 0 || before.count(pred[0]) == 0 ||
+        type_of(pred[0]) != cudaGraphNodeTypeKernel)
+      continue;
+    cudaGraphNode_t k = pred[0];
+    const std::vector<cudaGraphNode_t> next = dependents(m);
+    const std::vector<cudaGraphNode_t> k_pred = dependencies(k);
+    LAYA_CUDA_CHECK(cudaGraphRemoveDependencies(graph, &k, &m, nullptr, 1));
+    for (cudaGraphNode_t p0 : k_pred) LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &p0, &m, nullptr, 1));
+    const std::vector<cudaGraphNode_t> k_next = dependents(k);
+    for (cudaGraphNode_t n : next)
+      if (std::find(k_next.begin(), k_next.end(), n) == k_next.end())
+        LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &k, &n, nullptr, 1));
+    ++moved;
+  }
+  return moved;
+}
+
+}  // namespace laya::cuda
