@@ -19,20 +19,27 @@ std::vector<cudaGraphNode_t> capture_leaves(cudaStream_t stream, bool* capturing
   return *capturing ? std::vector<cudaGraphNode_t>(deps, deps + n) : std::vector<cudaGraphNode_t>{};
 }
 
-std::vector<cudaGraphNode_t> dependencies(cudaGraphNode_t node) {
+// A node's incoming (or outgoing) edges. The edge data must be asked for: with a programmatic edge
+// among them the query without it fails (cudaErrorLossyQuery).
+struct Edges {
+  std::vector<cudaGraphNode_t> nodes;
+  std::vector<cudaGraphEdgeData> data;
+};
+
+Edges dependencies(cudaGraphNode_t node) {
   size_t n = 0;
   LAYA_CUDA_CHECK(cudaGraphNodeGetDependencies(node, nullptr, nullptr, &n));
-  std::vector<cudaGraphNode_t> out(n);
-  if (n > 0) LAYA_CUDA_CHECK(cudaGraphNodeGetDependencies(node, out.data(), nullptr, &n));
-  return out;
+  Edges e{std::vector<cudaGraphNode_t>(n), std::vector<cudaGraphEdgeData>(n)};
+  if (n > 0) LAYA_CUDA_CHECK(cudaGraphNodeGetDependencies(node, e.nodes.data(), e.data.data(), &n));
+  return e;
 }
 
-std::vector<cudaGraphNode_t> dependents(cudaGraphNode_t node) {
+Edges dependents(cudaGraphNode_t node) {
   size_t n = 0;
   LAYA_CUDA_CHECK(cudaGraphNodeGetDependentNodes(node, nullptr, nullptr, &n));
-  std::vector<cudaGraphNode_t> out(n);
-  if (n > 0) LAYA_CUDA_CHECK(cudaGraphNodeGetDependentNodes(node, out.data(), nullptr, &n));
-  return out;
+  Edges e{std::vector<cudaGraphNode_t>(n), std::vector<cudaGraphEdgeData>(n)};
+  if (n > 0) LAYA_CUDA_CHECK(cudaGraphNodeGetDependentNodes(node, e.nodes.data(), e.data.data(), &n));
+  return e;
 }
 
 cudaGraphNodeType type_of(cudaGraphNode_t node) {
@@ -64,7 +71,7 @@ void CaptureCallLog::finish() {
     stack.pop_back();
     if (old.count(n) != 0 || !seen.insert(n).second) continue;
     log_->added.push_back(n);
-    for (cudaGraphNode_t d : dependencies(n)) stack.push_back(d);
+    for (cudaGraphNode_t d : dependencies(n).nodes) stack.push_back(d);
   }
   log_->before.insert(log_->before.end(), before_.begin(), before_.end());
   log_ = nullptr;
@@ -82,20 +89,22 @@ int move_gemm_memsets(cudaGraph_t graph, const GemmCaptureLog& log, const void* 
     const auto* dst = static_cast<const char*>(p.dst);
     const size_t span = p.pitch * (p.height > 0 ? p.height - 1 : 0) + p.width * p.elementSize;
     if (dst < lo || dst + span > lo + bytes) continue;  // not the workspace: leave it
-    const std::vector<cudaGraphNode_t> pred = dependencies(m);
+    const Edges pred = dependencies(m);
     // The call's first node, after one kernel of the forward's own (never after another call's
     // node, which may use the workspace too).
-    if (pred.size() != 1 || added.count(pred[0]) != 0 || before.count(pred[0]) == 0 ||
-        type_of(pred[0]) != cudaGraphNodeTypeKernel)
+    if (pred.nodes.size() != 1 || added.count(pred.nodes[0]) != 0 || before.count(pred.nodes[0]) == 0 ||
+        type_of(pred.nodes[0]) != cudaGraphNodeTypeKernel)
       continue;
-    cudaGraphNode_t k = pred[0];
-    const std::vector<cudaGraphNode_t> next = dependents(m);
-    const std::vector<cudaGraphNode_t> k_pred = dependencies(k);
-    LAYA_CUDA_CHECK(cudaGraphRemoveDependencies(graph, &k, &m, nullptr, 1));
-    for (cudaGraphNode_t p0 : k_pred) LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &p0, &m, nullptr, 1));
-    const std::vector<cudaGraphNode_t> k_next = dependents(k);
-    for (cudaGraphNode_t n : next)
-      if (std::find(k_next.begin(), k_next.end(), n) == k_next.end())
+    cudaGraphNode_t k = pred.nodes[0];
+    const Edges next = dependents(m);
+    const Edges k_pred = dependencies(k);
+    const Edges k_next = dependents(k);
+    LAYA_CUDA_CHECK(cudaGraphRemoveDependencies(graph, &k, &m, pred.data.data(), 1));
+    // New edges are plain (default edge data): the memset waits for K's dependencies to complete,
+    // and the GEMM for K.
+    for (cudaGraphNode_t p0 : k_pred.nodes) LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &p0, &m, nullptr, 1));
+    for (cudaGraphNode_t n : next.nodes)
+      if (std::find(k_next.nodes.begin(), k_next.nodes.end(), n) == k_next.nodes.end())
         LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &k, &n, nullptr, 1));
     ++moved;
   }
