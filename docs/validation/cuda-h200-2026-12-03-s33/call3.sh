@@ -3,6 +3,9 @@
 # captured graph (graph_memsets.h, LAYA_CUDA_MOVE_GEMM_MEMSETS, default on in this build).
 # GPU tests (the new ones: the graph edit on stand-ins; bitwise answers at 8x512 / 5x512 on english),
 # the switch off against on in interleaved rounds, and the trace of 16x512 / 8x512 with it on.
+# Then attention's phases from inside (an experiment build, bundled as laya-engine-base: the
+# record's call3-stamps.patch on this commit): each block of encoder layers 3 (global) and 4 (local)
+# stamps %globaltimer at 8 points (LAYA_CUDA_ATTN_STAMPS=3,4), at 1x256, 1x512 and 4x464.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -33,4 +36,24 @@ for shape in 16x512 8x512; do
   grep memset $OUT/t/timeline-$shape.txt | head -3 >> $OUT/summary.txt
 done
 tar -C $OUT -cf $OUT/timelines.tar t && rm -rf $OUT/t $OUT/suite $OUT/ab
+for shape in 1x256 1x512 4x464; do
+  echo "## $shape" >> $OUT/stamps.txt
+  LAYA_CUDA_ATTN_STAMPS=3,4 $R laya-engine-base bench --model $CK --backend cuda --execution graph --json --shapes $shape \
+    --warmup 20 --iters 100 2>&1 >/dev/null | grep -A8 "attention stamps" >> $OUT/stamps.txt
+done
+for round in 1 2; do  # what the stamps build costs with the stamps off
+  for b in laya-engine laya-engine-base; do
+    $R $b bench --model $CK --backend cuda --execution graph --json --shapes 1x256,1x512,4x464 --warmup 20 --iters 60 \
+      2>/dev/null | sed "s/^{/{\"bin\":\"$b\",/" >> $OUT/stamps-cost.jsonl
+  done
+done
+python3 - $OUT/stamps-cost.jsonl <<'PY' >> $OUT/stamps.txt
+import json, sys, collections
+t = collections.defaultdict(list)
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if "p50_ms" in r: t[(r["shape"], r["bin"])].append(r["p50_ms"])
+for k, v in sorted(t.items()): print("%-6s %-16s p50 %s" % (k[0], k[1], " ".join("%.3f" % x for x in v)))
+PY
+cat $OUT/stamps.txt >> $OUT/summary.txt
 log "call 3 end"
