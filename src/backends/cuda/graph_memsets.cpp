@@ -26,21 +26,15 @@ struct Edges {
   std::vector<cudaGraphEdgeData> data;
 };
 
-Edges dependencies(cudaGraphNode_t node) {
+Edges edges(cudaGraphNode_t node, cudaError_t (*query)(cudaGraphNode_t, cudaGraphNode_t*, cudaGraphEdgeData*, size_t*)) {
   size_t n = 0;
-  LAYA_CUDA_CHECK(cudaGraphNodeGetDependencies(node, nullptr, nullptr, &n));
+  LAYA_CUDA_CHECK(query(node, nullptr, nullptr, &n));
   Edges e{std::vector<cudaGraphNode_t>(n), std::vector<cudaGraphEdgeData>(n)};
-  if (n > 0) LAYA_CUDA_CHECK(cudaGraphNodeGetDependencies(node, e.nodes.data(), e.data.data(), &n));
+  if (n > 0) LAYA_CUDA_CHECK(query(node, e.nodes.data(), e.data.data(), &n));
   return e;
 }
-
-Edges dependents(cudaGraphNode_t node) {
-  size_t n = 0;
-  LAYA_CUDA_CHECK(cudaGraphNodeGetDependentNodes(node, nullptr, nullptr, &n));
-  Edges e{std::vector<cudaGraphNode_t>(n), std::vector<cudaGraphEdgeData>(n)};
-  if (n > 0) LAYA_CUDA_CHECK(cudaGraphNodeGetDependentNodes(node, e.nodes.data(), e.data.data(), &n));
-  return e;
-}
+Edges dependencies(cudaGraphNode_t node) { return edges(node, cudaGraphNodeGetDependencies); }
+Edges dependents(cudaGraphNode_t node) { return edges(node, cudaGraphNodeGetDependentNodes); }
 
 cudaGraphNodeType type_of(cudaGraphNode_t node) {
   cudaGraphNodeType t{};
