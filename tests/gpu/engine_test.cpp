@@ -769,34 +769,35 @@ TEST(CudaEngine, GemmTuningKeepsModesIdenticalWithinAnEngine) {
   EXPECT_TRUE(st.all_ok);
 }
 
-// cuBLASLt's workspace memsets moved beside the kernel before them in captured graphs
-// (graph_memsets.h): on a full-size checkpoint (the first of LAYA_GPU_PARITY_DIRS) at buckets of
-// 4,096 and 2,560 tokens — timed GEMMs, where cuBLASLt's persistent kernels come with memsets —
-// the replayed answers are bitwise those of a graph left in captured order and of the eager path.
-TEST(CudaEngine, MovedGemmMemsetsKeepAnswersBitwise) {
+// cuBLASLt's workspace memsets replaced by an own kernel in captured graphs (graph_memsets.h): on
+// a full-size checkpoint (the first of LAYA_GPU_PARITY_DIRS) at buckets of 4,096 and 2,560 tokens —
+// timed GEMMs, where cuBLASLt's persistent kernels come with memsets — the replayed answers are
+// bitwise those of a graph that keeps the memset nodes and of the eager path.
+TEST(CudaEngine, GemmMemsetKernelsKeepAnswersBitwise) {
   LAYA_REQUIRE_GPU();
   const char* dirs = std::getenv("LAYA_GPU_PARITY_DIRS");
   if (dirs == nullptr || *dirs == 0) GTEST_SKIP() << "LAYA_GPU_PARITY_DIRS not set: full-size checkpoint not available";
   const std::string dir = std::string(dirs).substr(0, std::string(dirs).find(':'));
   const auto ck = checkpoint::Checkpoint::open(dir);
-  auto moved = make_cuda_engine(ck, cuda_options("graph"));
-  setenv("LAYA_CUDA_MOVE_GEMM_MEMSETS", "0", 1);
+  auto replaced = make_cuda_engine(ck, cuda_options("graph"));
+  setenv("LAYA_CUDA_GEMM_MEMSET_KERNELS", "0", 1);
   auto kept = make_cuda_engine(ck, cuda_options("graph"));
-  unsetenv("LAYA_CUDA_MOVE_GEMM_MEMSETS");
+  unsetenv("LAYA_CUDA_GEMM_MEMSET_KERNELS");
   std::mt19937 rng(77);
   for (auto [rows, len] : std::vector<std::pair<int32_t, int32_t>>{{8, 512}, {5, 512}}) {
     const auto b = test::random_batch(rng, rows, len, len, ck.config().encoder.vocab_size);
-    const auto first = moved->forward(b);  // timing run (eager), then capture and replay
-    const auto replay = moved->forward(b);
-    expect_same(first, replay, "moved memsets: replay");
+    const auto first = replaced->forward(b);  // timing run (eager), then capture and replay
+    const auto replay = replaced->forward(b);
+    expect_same(first, replay, "memset kernels: replay");
     kept->forward(b);
-    expect_same(replay, kept->forward(b), "moved memsets against the captured order");
+    expect_same(replay, kept->forward(b), "memset kernels against the memset nodes");
     MapSink sink;
-    expect_same(replay, moved->forward(b, &sink), "moved memsets against the eager dump path");
+    expect_same(replay, replaced->forward(b, &sink), "memset kernels against the eager dump path");
   }
-  EXPECT_EQ(kept->stats().gemm_memsets_moved, 0);
-  std::printf("cuBLASLt memsets moved in %lld captures: %lld\n", static_cast<long long>(moved->stats().graph_captures),
-              static_cast<long long>(moved->stats().gemm_memsets_moved));
+  EXPECT_EQ(kept->stats().gemm_memsets_replaced, 0);
+  std::printf("cuBLASLt memsets replaced in %lld captures: %lld\n",
+              static_cast<long long>(replaced->stats().graph_captures),
+              static_cast<long long>(replaced->stats().gemm_memsets_replaced));
 }
 
 // Device timing is opt-in (bench turns it on for its device samples): by default a forward records

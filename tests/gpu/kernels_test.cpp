@@ -1291,9 +1291,10 @@ TEST(CudaKernels, CopyFromHostCopiesEveryWordAndNothingElse) {
 
 // graph_memsets.h on a captured graph of stand-ins: a "GEMM call" is a memset of its workspace
 // counter, a kernel that reads the counter and one that leaves it non-zero (as cuBLASLt's memset and
-// persistent kernel do). A call's memset after an own kernel starts beside that kernel; one right
-// after another call's node, or outside the workspace, stays; every read still sees 0.
-TEST(CudaGraphEdit, GemmMemsetsStartBesideTheOwnKernelBefore) {
+// persistent kernel do). A call's memset after an own kernel becomes the fill kernel behind a
+// programmatic edge from that kernel; one right after another call's node, or outside the
+// workspace, stays a memset; every read still sees 0.
+TEST(CudaGraphEdit, GemmMemsetsBecomeKernelsAfterTheOwnKernelBefore) {
   LAYA_REQUIRE_GPU();
   cudaStream_t s = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
@@ -1309,54 +1310,56 @@ TEST(CudaGraphEdit, GemmMemsetsStartBesideTheOwnKernelBefore) {
   cudaGraph_t graph = nullptr;
   ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
   try {  // own kernels launch with programmatic edges after each other (pdl.h): the log copes with them
-    launch_copy_from_host(src.get() + 1, junk.get(), 1, s);  // own kernel A: root
-    call(0);                                                 // its memset: moved, a root now
+    launch_copy_from_host(src.get() + 1, junk.get(), 1, s);      // own kernel A
+    call(0);                                                     // its memset: replaced
     launch_copy_from_host(src.get() + 1, junk.get() + 1, 1, s);  // own kernel K
-    call(1);                                                     // moved: beside K
+    call(1);                                                     // replaced
     call(2);                                                     // after call 1's node: stays
   } catch (const std::exception& ex) {
     cudaStreamEndCapture(s, &graph);  // never leave this thread capturing (later tests allocate)
     FAIL() << ex.what();
   }
   ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+  // log.added lists each call's nodes from its last back to its first: call c's are [3c, 3c + 3).
   ASSERT_EQ(log.added.size(), 9u);
   ASSERT_EQ(log.before.size(), 3u);
-  EXPECT_EQ(move_gemm_memsets(graph, log, out.get(), 16), 0);  // the memsets are not in that range
-  EXPECT_EQ(move_gemm_memsets(graph, log, ws.get(), 16), 2);
-  std::vector<cudaGraphNode_t> memsets;
-  for (cudaGraphNode_t n : log.added) {
-    cudaGraphNodeType t{};
-    ASSERT_EQ(cudaGraphNodeGetType(n, &t), cudaSuccess);
-    if (t == cudaGraphNodeTypeMemset) memsets.push_back(n);
-  }
-  ASSERT_EQ(memsets.size(), 3u);
-  auto deps = [](cudaGraphNode_t n) {
+  auto node = [&](int c, int i) { return log.added[static_cast<size_t>(3 * c + 2 - i)]; };  // i: 0 first
+  EXPECT_EQ(replace_gemm_memsets(graph, log, out.get(), 16), 0);  // the memsets are not in that range
+  const cudaGraphNode_t a = [&] {
+    size_t k = 1;
+    cudaGraphNode_t d = nullptr;
+    cudaGraphEdgeData e{};
+    EXPECT_EQ(cudaGraphNodeGetDependencies(node(0, 0), &d, &e, &k), cudaSuccess);
+    return d;
+  }();
+  EXPECT_EQ(replace_gemm_memsets(graph, log, ws.get(), 16), 2);
+  // The read of each call now depends on one node: for calls 0 and 1 a kernel behind a
+  // programmatic edge from the own kernel before the call, for call 2 its memset.
+  auto only_dependency = [](cudaGraphNode_t n, cudaGraphEdgeData* e) {
     size_t k = 0;
     EXPECT_EQ(cudaGraphNodeGetDependencies(n, nullptr, nullptr, &k), cudaSuccess);
-    std::vector<cudaGraphNode_t> d(k);
-    std::vector<cudaGraphEdgeData> data(k);
-    if (k > 0) {
-      EXPECT_EQ(cudaGraphNodeGetDependencies(n, d.data(), data.data(), &k), cudaSuccess);
-    }
+    EXPECT_EQ(k, 1u);
+    cudaGraphNode_t d = nullptr;
+    k = 1;
+    EXPECT_EQ(cudaGraphNodeGetDependencies(n, &d, e, &k), cudaSuccess);
     return d;
   };
-  // log.added lists each call's nodes from its last back to its first: call c's are [3c, 3c + 3).
-  auto first_of_call = [&](int c) { return log.added[static_cast<size_t>(3 * c + 2)]; };
-  auto last_of_call = [&](int c) { return log.added[static_cast<size_t>(3 * c)]; };
-  const auto by_call = [&](cudaGraphNode_t m) {
-    for (int c = 0; c < 3; ++c)
-      if (first_of_call(c) == m) return c;
-    return -1;
+  auto type = [](cudaGraphNode_t n) {
+    cudaGraphNodeType t{};
+    EXPECT_EQ(cudaGraphNodeGetType(n, &t), cudaSuccess);
+    return t;
   };
-  for (cudaGraphNode_t m : memsets) {
-    const auto d = deps(m);
-    switch (by_call(m)) {
-      case 0: EXPECT_TRUE(d.empty()) << "call 0's memset: a root"; break;
-      case 1: ASSERT_EQ(d.size(), 1u); EXPECT_EQ(d[0], last_of_call(0)) << "call 1's memset: beside K"; break;
-      case 2: ASSERT_EQ(d.size(), 1u); EXPECT_EQ(d[0], last_of_call(1)) << "call 2's memset: unmoved"; break;
-      default: ADD_FAILURE() << "a memset that is no call's first node";
-    }
+  cudaGraphEdgeData e{};
+  for (int c = 0; c < 2; ++c) {
+    const cudaGraphNode_t z = only_dependency(node(c, 1), &e);
+    EXPECT_EQ(type(z), cudaGraphNodeTypeKernel) << "call " << c;
+    EXPECT_EQ(e.type, cudaGraphDependencyTypeDefault) << "call " << c << ": stand-in -> read";
+    const cudaGraphNode_t before = only_dependency(z, &e);
+    EXPECT_EQ(before, c == 0 ? a : log.before[1]) << "call " << c;
+    EXPECT_EQ(e.type, cudaGraphDependencyTypeProgrammatic) << "call " << c << ": own kernel -> stand-in";
   }
+  EXPECT_EQ(type(node(2, 0)), cudaGraphNodeTypeMemset);
+  EXPECT_EQ(only_dependency(node(2, 0), &e), node(1, 2)) << "call 2's memset: after call 1's last node";
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   for (int i = 0; i < 3; ++i) ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);

@@ -22,7 +22,23 @@ __global__ void __launch_bounds__(kCopyThreads) copy_kernel(const int32_t* src, 
   for (int64_t j = i; j < n && j < i + 4; ++j) dst[j] = src[j];
 }
 
+__global__ void __launch_bounds__(kFillThreads) fill_kernel(FillParams p) {
+  dev::pdl_prologue();
+  for (int i = static_cast<int>(threadIdx.x); i < p.width * p.height; i += kFillThreads) {
+    char* at = static_cast<char*>(p.dst) + static_cast<size_t>(i / p.width) * p.pitch +
+               static_cast<size_t>(i % p.width) * static_cast<size_t>(p.elem_bytes);
+    if (p.elem_bytes == 4)
+      *reinterpret_cast<uint32_t*>(at) = p.value;
+    else if (p.elem_bytes == 2)
+      *reinterpret_cast<uint16_t*>(at) = static_cast<uint16_t>(p.value);
+    else
+      *reinterpret_cast<uint8_t*>(at) = static_cast<uint8_t>(p.value);
+  }
+}
+
 }  // namespace
+
+const void* fill_kernel_function() { return reinterpret_cast<const void*>(&fill_kernel); }
 
 void launch_copy_from_host(const int32_t* host, int32_t* dev, int64_t words, cudaStream_t stream) {
   LAYA_REQUIRE(host != nullptr && dev != nullptr && words >= 0, ErrorKind::internal, "copy_from_host: bad parameters");

@@ -17,4 +17,19 @@ namespace laya::cuda {
 // the same inputs reach the forward either way.
 void launch_copy_from_host(const int32_t* host, int32_t* dev, int64_t words, cudaStream_t stream);
 
+// A kernel that does what a small graph memset node does (graph_memsets.h): the (elem_bytes-wide)
+// value into `width` elements of each of `height` rows `pitch` bytes apart from dst. Launched with a
+// programmatic edge, it waits for the kernel before it (griddepcontrol.wait) before it writes.
+struct FillParams {
+  void* dst = nullptr;
+  size_t pitch = 0;
+  uint32_t value = 0;
+  int32_t elem_bytes = 1;  // 1, 2 or 4
+  int32_t width = 0, height = 1;
+};
+constexpr int kFillThreads = 128;
+// The kernel's function (one block of kFillThreads threads, one FillParams argument), for a graph's
+// kernel node.
+const void* fill_kernel_function();
+
 }  // namespace laya::cuda

@@ -191,9 +191,10 @@ constexpr int32_t kPruneHeadFromTokens = 1;
 // memcpy node on each side of the forward (launch_copy_from_host); LAYA_CUDA_BUS_IO=0 selects the
 // memcpy nodes. The same bytes either way.
 constexpr bool kBusIo = true;
-// Captured forwards: cuBLASLt's workspace memsets start beside the own kernel before their GEMM
-// instead of after it (graph_memsets.h); LAYA_CUDA_MOVE_GEMM_MEMSETS=0 leaves the captured order.
-constexpr bool kMoveGemmMemsets = true;
+// Captured forwards: cuBLASLt's workspace memsets become a kernel of the engine's own, launched
+// programmatically after the kernel before them (graph_memsets.h); LAYA_CUDA_GEMM_MEMSET_KERNELS=0
+// keeps the memset nodes.
+constexpr bool kGemmMemsetKernels = true;
 // bf16: the GeGLU pass after a cuBLASLt MLP input GEMM (129-1,279 tokens) looks T(gelu(a)) up in a
 // 10 KB table instead of computing erf (gelu_lut.cuh; the same bits); LAYA_CUDA_GELU_TABLE=0
 // computes it. Measured on the H200: docs/benchmarks/cuda.md item 114.
@@ -414,7 +415,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t pdl_all_to_ = 0;         // programmatic (pdl_all_from_ 0: never)
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
-  bool move_gemm_memsets_ = kMoveGemmMemsets;  // captured graphs: cuBLASLt's memsets beside the kernel before
+  bool gemm_memset_kernels_ = kGemmMemsetKernels;  // captured graphs: cuBLASLt's memsets as own kernels
   bool gelu_table_ = kGeluTable;   // bf16: geglu_kernel's GELU from the table (else computed; the same bits)
   bool small_tail_ = kSmallTail;   // outside the PDL scopes too, bias GEMMs of <= 128 rows on the small GEMM
   int32_t narrow_carveout_ = kNarrowCarveout;  // the narrow-layout buckets' preferred carveout (-1: none)
@@ -571,7 +572,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_in_dev), ws_.host_in, 0));
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_out_dev), ws_.host_out, 0));
     bus_io_ = env_int("LAYA_CUDA_BUS_IO", kBusIo ? 1 : 0) != 0;
-    move_gemm_memsets_ = env_int("LAYA_CUDA_MOVE_GEMM_MEMSETS", kMoveGemmMemsets ? 1 : 0) != 0;
+    gemm_memset_kernels_ = env_int("LAYA_CUDA_GEMM_MEMSET_KERNELS", kGemmMemsetKernels ? 1 : 0) != 0;
     narrow_carveout_ = std::clamp(env_int("LAYA_CUDA_NARROW_CARVEOUT", kNarrowCarveout), -1, 100);
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
@@ -1198,7 +1199,7 @@ bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraph
   LAYA_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   std::string error;
   try {
-    if (move_gemm_memsets_) gemm_->log_captures(&gemm_nodes);
+    if (gemm_memset_kernels_) gemm_->log_captures(&gemm_nodes);
     record(b, l, nullptr);
     if (fail_captures_ > 0) {
       --fail_captures_;
@@ -1210,9 +1211,9 @@ bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraph
   gemm_->log_captures(nullptr);
   const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
   if (error.empty() && end != cudaSuccess) error = fmt::format("cudaStreamEndCapture: {}", cudaGetErrorString(end));
-  if (error.empty() && move_gemm_memsets_) {
+  if (error.empty() && gemm_memset_kernels_) {
     try {
-      stats_.gemm_memsets_moved += move_gemm_memsets(graph, gemm_nodes, ws_.gemm_ws, kGemmWorkspace);
+      stats_.gemm_memsets_replaced += replace_gemm_memsets(graph, gemm_nodes, ws_.gemm_ws, kGemmWorkspace);
     } catch (const std::exception& ex) {
       error = ex.what();
     }

@@ -25,7 +25,7 @@ struct CudaStats {
   int64_t graph_captures = 0;    // successful captures
   int64_t capture_failures = 0;  // failed captures (cleaned up; that forward ran eagerly)
   int64_t pruned_head_records = 0;  // forwards recorded (eager or captured) with the last decision layer pruned
-  int64_t gemm_memsets_moved = 0;   // cuBLASLt memsets moved beside the kernel before them (graph_memsets.h)
+  int64_t gemm_memsets_replaced = 0;  // cuBLASLt memsets replaced by an own kernel in captures (graph_memsets.h)
   int64_t evictions = 0;
   double capture_ms = 0;            // host time in capture(): GEMM timing, capture, instantiation; failures too
   int64_t cached_shapes = 0;

@@ -4,10 +4,13 @@
 #include <cstdint>
 #include <unordered_set>
 
+#include "backends/cuda/bus_copy.cuh"
 #include "backends/cuda/check.h"
 
 namespace laya::cuda {
 namespace {
+
+constexpr size_t kMaxFillElements = 4096;  // larger memsets stay memset nodes
 
 // The capture's current last nodes (what the next captured operation will depend on).
 std::vector<cudaGraphNode_t> capture_leaves(cudaStream_t stream, bool* capturing) {
@@ -71,38 +74,54 @@ void CaptureCallLog::finish() {
   log_ = nullptr;
 }
 
-int move_gemm_memsets(cudaGraph_t graph, const GemmCaptureLog& log, const void* workspace, size_t bytes) {
+int replace_gemm_memsets(cudaGraph_t graph, const GemmCaptureLog& log, const void* workspace, size_t bytes) {
   const std::unordered_set<cudaGraphNode_t> added(log.added.begin(), log.added.end());
   const std::unordered_set<cudaGraphNode_t> before(log.before.begin(), log.before.end());
   const auto* lo = static_cast<const char*>(workspace);
-  int moved = 0;
+  int replaced = 0;
   for (cudaGraphNode_t m : log.added) {
     if (type_of(m) != cudaGraphNodeTypeMemset) continue;
     cudaMemsetParams p{};
     LAYA_CUDA_CHECK(cudaGraphMemsetNodeGetParams(m, &p));
     const auto* dst = static_cast<const char*>(p.dst);
-    const size_t span = p.pitch * (p.height > 0 ? p.height - 1 : 0) + p.width * p.elementSize;
-    if (dst < lo || dst + span > lo + bytes) continue;  // not the workspace: leave it
+    const size_t height = std::max<size_t>(p.height, 1);
+    const size_t span = p.pitch * (height - 1) + p.width * p.elementSize;
+    if (dst < lo || dst + span > lo + bytes || p.width * height > kMaxFillElements) continue;  // not a counter: leave it
     const Edges pred = dependencies(m);
     // The call's first node, after one kernel of the forward's own (never after another call's
-    // node, which may use the workspace too).
+    // node: the edge into the stand-in is programmatic, which needs a kernel before it, and the
+    // stand-in must not write before the workspace's previous user has completed).
     if (pred.nodes.size() != 1 || added.count(pred.nodes[0]) != 0 || before.count(pred.nodes[0]) == 0 ||
         type_of(pred.nodes[0]) != cudaGraphNodeTypeKernel)
       continue;
     cudaGraphNode_t k = pred.nodes[0];
     const Edges next = dependents(m);
-    const Edges k_pred = dependencies(k);
-    const Edges k_next = dependents(k);
-    LAYA_CUDA_CHECK(cudaGraphRemoveDependencies(graph, &k, &m, pred.data.data(), 1));
-    // New edges are plain (default edge data): the memset waits for K's dependencies to complete,
-    // and the GEMM for K.
-    for (cudaGraphNode_t p0 : k_pred.nodes) LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &p0, &m, nullptr, 1));
-    for (cudaGraphNode_t n : next.nodes)
-      if (std::find(k_next.nodes.begin(), k_next.nodes.end(), n) == k_next.nodes.end())
-        LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &k, &n, nullptr, 1));
-    ++moved;
+    FillParams fp;
+    fp.dst = p.dst;
+    fp.pitch = p.pitch;
+    fp.value = p.value;
+    fp.elem_bytes = static_cast<int32_t>(p.elementSize);
+    fp.width = static_cast<int32_t>(p.width);
+    fp.height = static_cast<int32_t>(height);
+    void* args[] = {&fp};
+    cudaKernelNodeParams kp{};
+    kp.func = const_cast<void*>(fill_kernel_function());
+    kp.gridDim = dim3(1);
+    kp.blockDim = dim3(kFillThreads);
+    kp.kernelParams = args;
+    cudaGraphNode_t z = nullptr;
+    LAYA_CUDA_CHECK(cudaGraphAddKernelNode(&z, graph, nullptr, 0, &kp));
+    // K -> stand-in programmatic: it launches while K runs and waits for K's completion, which
+    // implies the previous GEMM's (K waited for it); the GEMM then waits for the stand-in, plainly.
+    cudaGraphEdgeData programmatic{};
+    programmatic.from_port = cudaGraphKernelNodePortProgrammatic;
+    programmatic.type = cudaGraphDependencyTypeProgrammatic;
+    LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &k, &z, &programmatic, 1));
+    for (cudaGraphNode_t n : next.nodes) LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &z, &n, nullptr, 1));
+    LAYA_CUDA_CHECK(cudaGraphDestroyNode(m));
+    ++replaced;
   }
-  return moved;
+  return replaced;
 }
 
 }  // namespace laya::cuda

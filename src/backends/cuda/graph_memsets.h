@@ -1,15 +1,16 @@
-// cuBLASLt's workspace memsets moved off a captured forward's critical path.
+// cuBLASLt's workspace memsets in a captured forward replaced by a kernel of the engine's own.
 //
 // The persistent nvjet kernels cuBLASLt picks for the large buckets come with a 4-byte memset of
 // its workspace (a tile counter), issued right before the kernel. Captured, the chain
-// own kernel K -> memset -> GEMM kernel hands over twice around a memset node: measured on the H200,
-// ≈ 1.4 µs before the memset, 0.74 µs in it and ≈ 2.1 µs after it, against ≈ 0.1–0.3 µs for K -> GEMM
-// (docs/benchmarks/cuda.md item 161: 87 such memsets a forward at 16x512, 31 at 8x512). The memset
-// only has to run after the previous user of the workspace (an earlier cuBLASLt call) and before its
-// own kernel, so after capture it is made to start beside K: its dependencies become K's (plain
-// edges) and K gets a plain edge to the GEMM's next node. Every node still runs, on the same
-// inputs, in an order the data allows, so the results are bitwise those of the unmoved graph and of
-// eager mode.
+// own kernel K -> memset node -> GEMM kernel costs ≈ 4–5 µs of idle GPU around the memset (≈ 1.4 µs
+// before it, 0.74 in it, ≈ 2–3 after it) against ≈ 0.1–0.3 µs for K -> GEMM kernel — 87 such memsets
+// a forward at 16x512 (docs/benchmarks/cuda.md item 161). Moved to start beside K, the memset still
+// cost ≈ 3 µs before the GEMM (a memset node is another engine's work: the GEMM's dependency on it is
+// a hand-over; item 162). So after capture each such memset becomes a one-block kernel launched
+// with a programmatic edge from K: it starts while K runs, waits for K's completion
+// (griddepcontrol.wait), writes the same bytes, and the GEMM follows it with a plain edge. The same
+// writes in the same order relative to every other node, so the results are bitwise those of the
+// captured graph and of eager mode.
 #pragma once
 
 #include <cstddef>
@@ -43,9 +44,9 @@ class CaptureCallLog {
   std::vector<cudaGraphNode_t> before_;
 };
 
-// Moves each memset that `log` says a call added as its first node — into [workspace,
-// workspace + bytes), after exactly one kernel node that no call added — to start beside that
-// kernel (see above). Returns how many were moved.
-int move_gemm_memsets(cudaGraph_t graph, const GemmCaptureLog& log, const void* workspace, size_t bytes);
+// Replaces each memset that `log` says a call added as its first node — into [workspace,
+// workspace + bytes), of at most 4,096 elements, after exactly one kernel node that no call added —
+// by the stand-in kernel (see above). Returns how many were replaced.
+int replace_gemm_memsets(cudaGraph_t graph, const GemmCaptureLog& log, const void* workspace, size_t bytes);
 
 }  // namespace laya::cuda
