@@ -416,6 +416,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
   bool gemm_memset_kernels_ = kGemmMemsetKernels;  // captured graphs: cuBLASLt's memsets as own kernels
+  bool hopper_or_later_ = false;                   // compute capability 9.0 or later (programmatic edges)
   bool gelu_table_ = kGeluTable;   // bf16: geglu_kernel's GELU from the table (else computed; the same bits)
   bool small_tail_ = kSmallTail;   // outside the PDL scopes too, bias GEMMs of <= 128 rows on the small GEMM
   int32_t narrow_carveout_ = kNarrowCarveout;  // the narrow-layout buckets' preferred carveout (-1: none)
@@ -481,6 +482,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   device_name_ = fmt::format("{} (sm_{}{}, {} SMs) #{}", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
                              device_);
   sms_ = prop.multiProcessorCount;
+  hopper_or_later_ = prop.major >= 9;
   std::string why;
   LAYA_REQUIRE(kernels_runnable_on_current_device(&why), ErrorKind::unavailable,
                "GPU {} (compute capability {}.{}) is not supported by this binary's kernels (built for {}): {}",
@@ -572,7 +574,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_in_dev), ws_.host_in, 0));
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_out_dev), ws_.host_out, 0));
     bus_io_ = env_int("LAYA_CUDA_BUS_IO", kBusIo ? 1 : 0) != 0;
-    gemm_memset_kernels_ = env_int("LAYA_CUDA_GEMM_MEMSET_KERNELS", kGemmMemsetKernels ? 1 : 0) != 0;
+    // The stand-in kernel hangs on a programmatic edge: a Hopper feature.
+    gemm_memset_kernels_ =
+        hopper_or_later_ && env_int("LAYA_CUDA_GEMM_MEMSET_KERNELS", kGemmMemsetKernels ? 1 : 0) != 0;
     narrow_carveout_ = std::clamp(env_int("LAYA_CUDA_NARROW_CARVEOUT", kNarrowCarveout), -1, 100);
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
@@ -1211,17 +1215,26 @@ bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraph
   gemm_->log_captures(nullptr);
   const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
   if (error.empty() && end != cudaSuccess) error = fmt::format("cudaStreamEndCapture: {}", cudaGetErrorString(end));
+  // A failed edit (or an edited graph that does not instantiate) fails this capture, which then runs
+  // eagerly; later captures keep the memset nodes, so a driver that refuses the edit costs one
+  // capture, not every one.
+  int replaced = 0;
   if (error.empty() && gemm_memset_kernels_) {
     try {
-      stats_.gemm_memsets_replaced += replace_gemm_memsets(graph, gemm_nodes, ws_.gemm_ws, kGemmWorkspace);
+      replaced = replace_gemm_memsets(graph, gemm_nodes, ws_.gemm_ws, kGemmWorkspace);
+      stats_.gemm_memsets_replaced += replaced;
     } catch (const std::exception& ex) {
       error = ex.what();
+      gemm_memset_kernels_ = false;
     }
   }
   cudaError_t inst = cudaSuccess;
   if (error.empty()) {
     inst = cudaGraphInstantiate(exec, graph, 0);
-    if (inst != cudaSuccess) error = fmt::format("cudaGraphInstantiate: {}", cudaGetErrorString(inst));
+    if (inst != cudaSuccess) {
+      error = fmt::format("cudaGraphInstantiate: {}", cudaGetErrorString(inst));
+      if (replaced > 0) gemm_memset_kernels_ = false;
+    }
   }
   if (graph != nullptr) cudaGraphDestroy(graph);
   if (!error.empty()) {
