@@ -30,25 +30,27 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;  // as many as fit
 }
 
+// A memset or copy as a line of the kernels' format: the byte count stands in the grid column, 0
+// in the block, register and shared-memory columns.
+template <class Record>
+void put_transfer(const Record* m, const char* tag) {
+  std::fprintf(g_out, "%u\t%u\t%llu\t%llu\t%llu\t0\t0\t0\t%s\n", m->correlationId, m->graphId,
+               static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
+               static_cast<unsigned long long>(m->bytes), tag);
+}
+
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   std::lock_guard<std::mutex> lock(g_mutex);
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
     if (g_out == nullptr) continue;
-    // Memsets and copies are graph nodes too (cuBLASLt may add memsets for its workspace): the
-    // byte count stands in the grid column, 0 in the others.
+    // Memsets and copies are graph nodes too (cuBLASLt may add memsets for its workspace).
     if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      std::fprintf(g_out, "%u\t%u\t%llu\t%llu\t%llu\t0\t0\t0\t[memset]\n", m->correlationId, m->graphId,
-                   static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
-                   static_cast<unsigned long long>(m->bytes));
+      put_transfer(reinterpret_cast<const CUpti_ActivityMemset4*>(record), "[memset]");
       continue;
     }
     if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      std::fprintf(g_out, "%u\t%u\t%llu\t%llu\t%llu\t0\t0\t0\t[memcpy]\n", m->correlationId, m->graphId,
-                   static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
-                   static_cast<unsigned long long>(m->bytes));
+      put_transfer(reinterpret_cast<const CUpti_ActivityMemcpy6*>(record), "[memcpy]");
       continue;
     }
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
