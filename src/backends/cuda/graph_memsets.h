@@ -25,10 +25,6 @@ namespace laya::cuda {
 struct GemmCaptureLog {
   std::vector<cudaGraphNode_t> before;
   std::vector<cudaGraphNode_t> added;
-  void clear() {
-    before.clear();
-    added.clear();
-  }
 };
 
 // Records one library call's nodes into `log` when `stream` is being captured (else does nothing):
