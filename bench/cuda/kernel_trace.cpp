@@ -15,7 +15,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 
 namespace {
@@ -76,10 +75,11 @@ void flush_at_exit() {
 }  // namespace
 
 extern "C" int InitializeInjection(void) {
-  const char* path = std::getenv("LAYA_KERNEL_TRACE");
-  g_out = std::fopen(path != nullptr ? path : "kernel_trace.tsv", "w");
+  const char* env = std::getenv("LAYA_KERNEL_TRACE");
+  const char* path = env != nullptr ? env : "kernel_trace.tsv";
+  g_out = std::fopen(path, "w");
   if (g_out == nullptr) {
-    std::fprintf(stderr, "laya_kernel_trace: cannot open %s\n", path != nullptr ? path : "kernel_trace.tsv");
+    std::fprintf(stderr, "laya_kernel_trace: cannot open %s\n", path);
     return 0;
   }
   if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||

@@ -798,6 +798,10 @@ TEST(CudaEngine, GemmMemsetKernelsKeepAnswersBitwise) {
   std::printf("cuBLASLt memsets replaced in %lld captures: %lld\n",
               static_cast<long long>(replaced->stats().graph_captures),
               static_cast<long long>(replaced->stats().gemm_memsets_replaced));
+  // cuBLASLt's picks decide whether there were memsets to replace: where there were none, the
+  // comparison above did not exercise the edit — say so rather than pass.
+  if (replaced->stats().gemm_memsets_replaced == 0)
+    GTEST_SKIP() << "no cuBLASLt memsets on this GPU / cuBLASLt at these buckets: the edit was not exercised";
 }
 
 // Device timing is opt-in (bench turns it on for its device samples): by default a forward records
