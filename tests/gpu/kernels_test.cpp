@@ -341,6 +341,15 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
     p4.prefetch_rope = true;
     launch_attention(p4, nullptr);
     EXPECT_EQ(a, from16(o4.down())) << "with the table rows prefetched, window " << window;
+    // The wgmma form's K tiles after a group's first: by cp.async and rotated in shared memory (the
+    // default, p) or loaded, rotated and stored through registers — the same bits (rows of 130 and
+    // 300 keys give every key split's groups several tiles).
+    Dev<TypeParam> o5(static_cast<size_t>(T) * d);
+    AttentionParams<TypeParam> p5 = p;
+    p5.out = o5.get();
+    p5.async_rope_k = !p.async_rope_k;
+    launch_attention(p5, nullptr);
+    EXPECT_EQ(a, from16(o5.down())) << "K rotated through registers, window " << window;
     // k_only must leave the q and v parts untouched and rotate k exactly as the q+k pass does.
     const auto k_once = from16(q3.down()), both = from16(q2.down()), orig = from16(qkv);
     for (int32_t t = 0; t < T; ++t)
@@ -688,7 +697,8 @@ TYPED_TEST(CudaKernelsTyped, GemmResidualAddsTheProductIntoX) {
 
 // The MLP input GEMM with GeGLU fused (sm_90): against the fp32 reference rounded as the unfused
 // path rounds, against the unfused path (cuBLASLt + geglu_kernel: another summation order, so
-// close, not equal), deterministic; row tails (M not a multiple of 128) leave the rows past M alone.
+// close, not equal), deterministic; row tails (M not a multiple of 128) leave the rows past M alone,
+// and the warpgroups whose rows all lie past M (which skip their MMAs) change no output.
 TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
   LAYA_REQUIRE_GPU();
   if (!geglu_gemm_supported(64, 64)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
@@ -734,6 +744,13 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
       launch_geglu_gemm(args, nullptr);
       EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "at most " << ctas << " CTAs";
     }
+    // Every consumer warpgroup multiplying, its rows past M included (the rows it skips by default
+    // are never stored): the same bits.
+    dout.poison();
+    GegluGemmArgs<TypeParam> all_rows{da.get(), dw.get(), dout.get(), m, k, inter};
+    all_rows.skip_rows_past_m = false;
+    launch_geglu_gemm(all_rows, nullptr);
+    EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "rows past M multiplied";
   }
   Dev<TypeParam> x(64 * 64);
   EXPECT_THROW(launch_geglu_gemm(GegluGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 1, 96, 64}, nullptr), Error);

@@ -150,7 +150,7 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], 
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
-                      int m, int k, int inter) {
+                      int m, int k, int inter, int mma_rows) {
 #ifdef LAYA_GEGLU_GEMM_BODY
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -214,6 +214,30 @@ __global__ void __launch_bounds__(kThreads, 1)
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
     const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
+    // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
+    const bool pending = pk_row >= 0;
+    // A consumer whose 64 rows of the tile all lie at or past mma_rows (the last row tile of an M
+    // that is not a multiple of 256) issues no MMAs — its rows are never stored — but still waits
+    // for each stage and releases it, so the ring runs as for the others, and runs the previous
+    // tile's epilogue chunks. The condition is broadcast from lane 0 so that ptxas sees it uniform
+    // across the warp (else it serialises every wgmma of the kernel around the branch), and the
+    // accumulators live inside the MMA path only (else it injects fences before the MMAs).
+    if (__shfl_sync(0xffffffffu, static_cast<int>(m0 + c * 64 >= mma_rows), 0) != 0) {
+      auto pass = [&] {  // one k-tile's stage, waited for and released
+        const int s = it % kStages;
+        mbar_wait(&full[s], (it / kStages) & 1);
+        if (lane == 0) mbar_arrive(&empty[s]);
+        ++it;
+      };
+#pragma unroll
+      for (int i = 0; i < kChunks; ++i) {  // unrolled: the chunks index pk by constants
+        if (i < k_tiles) pass();
+        if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
+      }
+      for (int i = kChunks; i < k_tiles; ++i) pass();
+      pk_row = -1;
+      continue;
+    }
     float acc[64];
 #pragma unroll
     for (int j = 0; j < 64; ++j) acc[j] = 0.f;
@@ -236,8 +260,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (i > 0 && lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
       ++it;
     };
-    // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
-    const bool pending = pk_row >= 0;
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
       if (i < k_tiles) mma();
@@ -297,8 +319,9 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
   // One CTA per SM (shared memory), or fewer when the caller caps the grid.
   const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
+  const int mma_rows = a.skip_rows_past_m ? a.m : (a.m + kBM - 1) / kBM * kBM;
   launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
-                     a.k, a.inter);
+                     a.k, a.inter, mma_rows);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
