@@ -20,8 +20,6 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/attention.cuh"
-#include <cuda_runtime_api.h>
-
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/geglu_gemm.cuh"
 #include "backends/cuda/small_gemm.cuh"
@@ -804,33 +802,6 @@ TEST(CudaEngine, GemmMemsetKernelsKeepAnswersBitwise) {
   // comparison above did not exercise the edit — say so rather than pass.
   if (replaced->stats().gemm_memsets_replaced == 0)
     GTEST_SKIP() << "no cuBLASLt memsets on this GPU / cuBLASLt at these buckets: the edit was not exercised";
-}
-
-// The weights' fp32 constants kept in L2 by an access-policy window (kL2PersistConstants): where
-// the GPU has persisting L2 the engine reports the window, and the answers are bitwise those of an
-// engine without it, graph and eager.
-TEST(CudaEngine, PersistingL2WindowKeepsAnswersBitwise) {
-  LAYA_REQUIRE_GPU();
-  auto windowed = make_cuda_engine(tiny(), cuda_options("graph"));
-  setenv("LAYA_CUDA_L2_PERSIST", "0", 1);
-  auto plain = make_cuda_engine(tiny(), cuda_options("graph"));
-  unsetenv("LAYA_CUDA_L2_PERSIST");
-  EXPECT_EQ(plain->stats().l2_persisting_bytes, 0);
-  for (const auto& b : {batch_of(3, 2, 20, 60), batch_of(4, 5, 1, 90)}) {
-    const auto first = windowed->forward(b);
-    const auto replay = windowed->forward(b);
-    expect_same(first, replay, "windowed: replay");
-    plain->forward(b);
-    expect_same(replay, plain->forward(b), "windowed against no window");
-    MapSink sink;
-    expect_same(replay, windowed->forward(b, &sink), "windowed against the eager dump path");
-  }
-  std::printf("persisting L2 window: %lld bytes\n", static_cast<long long>(windowed->stats().l2_persisting_bytes));
-  int dev = 0, max_persist = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, dev);
-  if (max_persist == 0) GTEST_SKIP() << "no persisting L2 on this GPU: the window was not exercised";
-  EXPECT_GT(windowed->stats().l2_persisting_bytes, 0);
 }
 
 // Device timing is opt-in (bench turns it on for its device samples): by default a forward records

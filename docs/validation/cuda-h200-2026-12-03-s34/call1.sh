@@ -2,8 +2,7 @@
 # Session 34, call 1: the fused GeGLU GEMM's warpgroups without rows skip their MMAs
 # (LAYA_CUDA_GEGLU_SKIP_PAST_M), attention's K tiles after a key group's first by cp.async with
 # their RoPE rows (LAYA_CUDA_ATTN_ASYNC_ROPE_K), and K rotated inside attention up to 2,048 tokens
-# (LAYA_CUDA_ROPE_ONCE_FROM=2048), and the weights' fp32 constants kept in L2 by a persisting
-# access-policy window (LAYA_CUDA_L2_PERSIST) — each against the build's default, interleaved rounds.
+# (LAYA_CUDA_ROPE_ONCE_FROM=2048) — each against the build's default, interleaved rounds.
 # GPU tests first, a short full-size english parity, then the kernel traces of 1x512 and 4x464.
 set -u
 OUT=${OUT:-/tmp/out}
@@ -15,14 +14,13 @@ OUT=$OUT/suite timeout 200 bash .gpu/run_gpu_suite.sh tests > /dev/null 2>&1
 log "suite rc=$?"
 grep -E "rc=|PASSED|FAILED" $OUT/suite/summary.txt >> $OUT/summary.txt
 gzip -9nc $OUT/suite/tests.log > $OUT/tests.log.gz 2>/dev/null
-zcat $OUT/tests.log.gz 2>/dev/null | grep -E "persisting L2 window|Persisting" >> $OUT/summary.txt
 synth_layout english > /dev/null
 CK=/tmp/ck-english
 LAYA_GPU_PARITY_DIRS=$CK LAYA_GPU_PARITY_REQUESTS=12 LAYA_GPU_PARITY_MAX_TOKENS=2048 timeout 150 \
   $R test_gpu --gtest_filter='*ParityWithCpuEngineOnExtraCheckpoints*' > $OUT/parity.log 2>&1
 log "english parity rc=$?"
 grep -E "^\[  (PASSED|FAILED) |worst|requests" $OUT/parity.log | head -12 >> $OUT/summary.txt
-LAYA_VARIANTS="on:LAYA_X=0 geglu_all_rows:LAYA_CUDA_GEGLU_SKIP_PAST_M=0 sync_k:LAYA_CUDA_ATTN_ASYNC_ROPE_K=0 rope_in_attn_2048:LAYA_CUDA_ROPE_ONCE_FROM=2048 no_l2_window:LAYA_CUDA_L2_PERSIST=0" \
+LAYA_VARIANTS="on:LAYA_X=0 geglu_all_rows:LAYA_CUDA_GEGLU_SKIP_PAST_M=0 sync_k:LAYA_CUDA_ATTN_ASYNC_ROPE_K=0 rope_in_attn_2048:LAYA_CUDA_ROPE_ONCE_FROM=2048" \
 LAYA_BENCH_SHAPES=1x48,1x384,1x464,1x512,2x512,13x128,4x464 LAYA_BENCH_ROUNDS=4 LAYA_BENCH_ITERS=40 OUT=$OUT/ab \
   timeout 330 bash .gpu/run_env_variants.sh > /dev/null 2>&1
 log "variants rc=$?"

@@ -195,13 +195,6 @@ constexpr bool kBusIo = true;
 // programmatically after the kernel before them (graph_memsets.h); LAYA_CUDA_GEMM_MEMSET_KERNELS=0
 // keeps the memset nodes.
 constexpr bool kGemmMemsetKernels = true;
-// The weights' fp32 constants (LayerNorm weights, the RoPE tables, ...: DeviceWeights::constants_bytes,
-// ≈ 0.5 MB for english) are read once a layer, and the ≈ 25 MB of weights streaming through L2 in
-// between evict them, so their readers wait a DRAM round trip after the GEMM before them (docs/
-// benchmarks/cuda.md items 143–146). An access-policy window marks them persisting in a set-aside
-// part of L2 (which other accesses use while it is free), on the stream and on every kernel node
-// of a captured forward. LAYA_CUDA_L2_PERSIST=0: no window.
-constexpr bool kL2PersistConstants = true;
 // bf16: the GeGLU pass after a cuBLASLt MLP input GEMM (129-1,279 tokens) looks T(gelu(a)) up in a
 // 10 KB table instead of computing erf (gelu_lut.cuh; the same bits); LAYA_CUDA_GELU_TABLE=0
 // computes it. Measured on the H200: docs/benchmarks/cuda.md item 114.
@@ -363,10 +356,6 @@ class CudaBackendImpl final : public CudaEngine {
   void run_eager(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   bool capture(const Bucket& b, const StagingLayout& l, cudaGraphExec_t* exec);
   void release() noexcept;
-  // kL2PersistConstants: the persisting window over the weights' constants, on the stream; on a
-  // captured graph's kernel nodes.
-  void keep_constants_in_l2(const cudaDeviceProp& prop);
-  void window_kernel_nodes(cudaGraph_t graph) const;
   void warm(const std::string& shapes);
   void warm_every_size();
   void add_warmup_row(engine::Batch& b, int32_t len) const;
@@ -421,7 +410,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t geglu_gemm_min_fill_ = 0;  // ... where geglu_gemm_fills_its_rounds (percent of the SMs)
   bool geglu_skip_past_m_ = true;    // GegluGemmArgs::skip_rows_past_m
-  cudaAccessPolicyWindow l2_window_{};  // the weights' constants kept in L2 (num_bytes 0: none; kL2PersistConstants)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t lean_add_ln_from_ = kLeanAddLnFromRows;  // add+LNs without partials run lean from this many tokens
   SingleCtaClusterRule cluster_rule_;             // the cuBLASLt GEMMs run without a thread-block cluster
@@ -590,7 +578,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     // The stand-in kernel hangs on a programmatic edge: compute capability 9.0 or later.
     gemm_memset_kernels_ =
         prop.major >= 9 && env_int("LAYA_CUDA_GEMM_MEMSET_KERNELS", kGemmMemsetKernels ? 1 : 0) != 0;
-    if (env_int("LAYA_CUDA_L2_PERSIST", kL2PersistConstants ? 1 : 0) != 0) keep_constants_in_l2(prop);
     narrow_carveout_ = std::clamp(env_int("LAYA_CUDA_NARROW_CARVEOUT", kNarrowCarveout), -1, 100);
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
@@ -665,45 +652,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
 
 CudaBackendImpl::~CudaBackendImpl() { release(); }
 
-void CudaBackendImpl::keep_constants_in_l2(const cudaDeviceProp& prop) {
-  const size_t bytes = std::min({static_cast<size_t>(w_.constants_bytes), static_cast<size_t>(prop.accessPolicyMaxWindowSize),
-                                 static_cast<size_t>(prop.persistingL2CacheMaxSize)});
-  if (bytes == 0) return;  // no persisting L2 on this GPU (or nothing to keep)
-  cudaAccessPolicyWindow window{};
-  window.base_ptr = w_.block;
-  window.num_bytes = bytes;
-  window.hitRatio = 1.0f;
-  window.hitProp = cudaAccessPropertyPersisting;
-  window.missProp = cudaAccessPropertyStreaming;
-  cudaStreamAttrValue v{};
-  v.accessPolicyWindow = window;
-  // A refusal (e.g. a GPU shared under MPS) leaves the engine as it was without the window.
-  cudaError_t e = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, bytes);
-  if (e == cudaSuccess) e = cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &v);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    spdlog::warn("cuda: no persisting L2 window for the weights' constants: {}", cudaGetErrorString(e));
-    return;
-  }
-  l2_window_ = window;
-  stats_.l2_persisting_bytes = static_cast<int64_t>(bytes);
-}
-
-void CudaBackendImpl::window_kernel_nodes(cudaGraph_t graph) const {
-  size_t n = 0;
-  LAYA_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &n));
-  std::vector<cudaGraphNode_t> nodes(n);
-  LAYA_CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &n));
-  cudaKernelNodeAttrValue v{};
-  v.accessPolicyWindow = l2_window_;
-  for (cudaGraphNode_t node : nodes) {
-    cudaGraphNodeType type{};
-    LAYA_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
-    if (type == cudaGraphNodeTypeKernel)
-      LAYA_CUDA_CHECK(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributeAccessPolicyWindow, &v));
-  }
-}
-
 void CudaBackendImpl::release() noexcept {
   if (stream_ != nullptr) cudaStreamSynchronize(stream_);
   for (auto& [b, exec] : graphs_by_bucket_) cudaGraphExecDestroy(exec);
@@ -715,8 +663,6 @@ void CudaBackendImpl::release() noexcept {
   if (ws_.block != nullptr) cudaFree(ws_.block);
   ws_ = Workspace{};
   free_weights(w_);
-  if (l2_window_.num_bytes > 0) cudaCtxResetPersistingL2Cache();  // the lines it kept become normal ones
-  l2_window_ = cudaAccessPolicyWindow{};
   if (ev_start_ != nullptr) cudaEventDestroy(ev_start_);
   if (ev_stop_ != nullptr) cudaEventDestroy(ev_stop_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
@@ -1288,15 +1234,6 @@ bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraph
     } catch (const std::exception& ex) {
       error = ex.what();
       gemm_memset_kernels_ = false;
-    }
-  }
-  // The persisting window on every kernel node (whether capture copies the stream's window into the
-  // nodes is not documented).
-  if (error.empty() && l2_window_.num_bytes > 0) {
-    try {
-      window_kernel_nodes(graph);
-    } catch (const std::exception& ex) {
-      error = ex.what();
     }
   }
   cudaError_t inst = cudaSuccess;

@@ -1,6 +1,5 @@
 #include "backends/cuda/weights.h"
 
-#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -17,22 +16,18 @@ namespace names = model::names;
 
 int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
 
-// Two passes over the same description: one sums sizes, one converts and uploads. The fp32
-// constants (norms, the type embedding, the RoPE tables) come first, from offset 0, and the 16-bit
-// matrices after them, from matrices_at (the first pass's constants, rounded up): the constants are
-// one small range an L2 access-policy window can hold (DeviceWeights::constants_bytes).
+// Two passes over the same description: one sums sizes, one converts and uploads.
 class Planner {
  public:
-  Planner(const checkpoint::SafetensorsFile* st, std::byte* base, Precision precision, int64_t matrices_at)
-      : st_(st), base_(base), precision_(precision), big_at_(matrices_at) {}
-  int64_t constants_used() const { return small_at_; }
-  int64_t matrices_end() const { return big_at_; }
+  Planner(const checkpoint::SafetensorsFile* st, std::byte* base, Precision precision)
+      : st_(st), base_(base), precision_(precision) {}
+  int64_t used() const { return at_; }
 
   // A matrix or Linear bias in the mode's 16-bit type: bf16 rounded from the checkpoint value, or
   // the exact fp16 value.
   const void* mat(const std::string& name) {
     const auto& t = st_->at(name);
-    const int64_t off = take(big_at_, t.numel() * 2);
+    const int64_t off = take(t.numel() * 2);
     if (base_ != nullptr) {
       std::vector<uint16_t> h(static_cast<size_t>(t.numel()));
       if (precision_ == Precision::fp16)
@@ -45,7 +40,7 @@ class Planner {
   }
   const float* f32(const std::string& name) {
     const auto& t = st_->at(name);
-    const int64_t off = take(small_at_, t.numel() * 4);
+    const int64_t off = take(t.numel() * 4);
     if (base_ != nullptr) {
       std::vector<float> h = checkpoint::to_f32(t);
       upload(off, h.data(), h.size() * 4);
@@ -54,7 +49,7 @@ class Planner {
   }
   const __half* f16(const std::string& name) {
     const auto& t = st_->at(name);
-    const int64_t off = take(big_at_, t.numel() * 2);
+    const int64_t off = take(t.numel() * 2);
     if (base_ != nullptr) {
       std::vector<uint16_t> h(static_cast<size_t>(t.numel()));
       checkpoint::to_f16(t, h);  // exact for the fp16 checkpoint
@@ -63,15 +58,15 @@ class Planner {
     return reinterpret_cast<const __half*>(base_ + off);
   }
   const float* table(const std::vector<float>& v) {
-    const int64_t off = take(small_at_, static_cast<int64_t>(v.size()) * 4);
+    const int64_t off = take(static_cast<int64_t>(v.size()) * 4);
     if (base_ != nullptr) upload(off, v.data(), v.size() * 4);
     return reinterpret_cast<const float*>(base_ + off);
   }
 
  private:
-  static int64_t take(int64_t& at, int64_t bytes) {
-    const int64_t off = at;
-    at += align256(bytes);
+  int64_t take(int64_t bytes) {
+    const int64_t off = at_;
+    at_ += align256(bytes);
     return off;
   }
   void upload(int64_t off, const void* src, size_t bytes) {
@@ -80,13 +75,12 @@ class Planner {
   const checkpoint::SafetensorsFile* st_;
   std::byte* base_;
   Precision precision_;
-  int64_t small_at_ = 0, big_at_ = 0;
+  int64_t at_ = 0;
 };
 
-DeviceWeights describe(const checkpoint::Checkpoint& ckpt, int32_t rope_len, Precision precision, std::byte* base,
-                       int64_t matrices_at) {
+DeviceWeights describe(const checkpoint::Checkpoint& ckpt, int32_t rope_len, Precision precision, std::byte* base) {
   const auto& cfg = ckpt.config();
-  Planner p(&ckpt.weights(), base, precision, matrices_at);
+  Planner p(&ckpt.weights(), base, precision);
   DeviceWeights w;
   w.precision = precision;
   w.tok_emb = p.f16(names::tok_embeddings());
@@ -142,15 +136,8 @@ DeviceWeights describe(const checkpoint::Checkpoint& ckpt, int32_t rope_len, Pre
     const std::vector<float> dummy(static_cast<size_t>(rope_len) * 32);
     for (int i = 0; i < 4; ++i) p.table(dummy);
   }
-  w.constants_bytes = p.constants_used();
-  w.bytes = std::max(p.constants_used(), p.matrices_end());
+  w.bytes = p.used();
   return w;
-}
-
-// The sizing pass: constants from 0, matrices after them.
-DeviceWeights plan(const checkpoint::Checkpoint& ckpt, int32_t rope_len) {
-  const DeviceWeights constants = describe(ckpt, rope_len, Precision::bf16, nullptr, 0);
-  return describe(ckpt, rope_len, Precision::bf16, nullptr, constants.constants_bytes);
 }
 
 }  // namespace
@@ -163,16 +150,15 @@ std::vector<float> rope_half_table(const std::vector<float>& full, int32_t max_p
 }
 
 int64_t device_weight_bytes(const checkpoint::Checkpoint& ckpt, int32_t rope_len) {
-  return plan(ckpt, rope_len).bytes;
+  return describe(ckpt, rope_len, Precision::bf16, nullptr).bytes;
 }
 
 DeviceWeights upload_weights(const checkpoint::Checkpoint& ckpt, int32_t rope_len, Precision precision) {
-  const DeviceWeights sized = plan(ckpt, rope_len);
-  const int64_t bytes = sized.bytes;
+  const int64_t bytes = device_weight_bytes(ckpt, rope_len);
   void* block = nullptr;
   LAYA_CUDA_CHECK(cudaMalloc(&block, static_cast<size_t>(bytes)));
   try {
-    DeviceWeights w = describe(ckpt, rope_len, precision, static_cast<std::byte*>(block), sized.constants_bytes);
+    DeviceWeights w = describe(ckpt, rope_len, precision, static_cast<std::byte*>(block));
     w.block = block;
     LAYA_ASSERT(w.bytes == bytes, "weight layout changed between passes ({} vs {})", w.bytes, bytes);
     return w;

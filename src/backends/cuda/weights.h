@@ -48,9 +48,6 @@ struct DeviceWeights {
 
   void* block = nullptr;  // the one device allocation (owned by the backend)
   int64_t bytes = 0;
-  // The fp32 constants (norm weights and biases, type_emb, the RoPE tables) lie in the first
-  // constants_bytes of block, the 16-bit matrices after them.
-  int64_t constants_bytes = 0;
 };
 
 // A matrix or bias of DeviceWeights as the mode's 16-bit type T.
