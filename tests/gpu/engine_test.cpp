@@ -484,6 +484,23 @@ TEST(CudaEngine, GegluPrefetchLeavesTheAnswersBitwiseUnchanged) {
                    "GeGLU pass L2 prefetch");
 }
 
+// The fused GeGLU GEMM (here from 1 token) with the warpgroups whose rows all lie past the bucket's
+// tokens skipping their MMAs (the default where that shortens the last round: on the tiny
+// checkpoint, buckets of 129-192 tokens — above the small GEMM's — make one round of three tiles)
+// and multiplying (LAYA_CUDA_GEGLU_SKIP_PAST_M=0): the same bits end to end, graph and eager.
+bool from_129_to_150(int64_t tokens) { return tokens > 128 && tokens <= 150; }
+TEST(CudaEngine, GegluGemmSkippingRowsPastMLeavesTheAnswersBitwiseUnchanged) {
+  LAYA_REQUIRE_GPU();
+  if (!geglu_gemm_supported(128, 192)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
+  setenv("LAYA_CUDA_GEGLU_GEMM_FROM", "1", 1);
+  const char* var = "LAYA_CUDA_GEGLU_SKIP_PAST_M";
+  auto skip = engine_with_env(var, "1"), skip_eager = engine_with_env(var, "1", "eager");
+  auto all_rows = engine_with_env(var, "0");
+  unsetenv("LAYA_CUDA_GEGLU_GEMM_FROM");
+  expect_same_bits(*skip, *skip_eager, *all_rows, 430, {{2, 65, 75}, {3, 45, 50}, {5, 27, 30}},
+                   from_129_to_150, "fused GeGLU GEMM skipping rows past M");
+}
+
 // RoPE in the small GEMM's QKV epilogue (the default up to 128 tokens: wide layout up to 48 and
 // 65-128 tokens, narrow 49-64) and in attention's loads (LAYA_CUDA_ROPE_IN_GEMM=0): the same bits
 // end to end, graph and eager.

@@ -341,15 +341,6 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
     p4.prefetch_rope = true;
     launch_attention(p4, nullptr);
     EXPECT_EQ(a, from16(o4.down())) << "with the table rows prefetched, window " << window;
-    // The wgmma form's K tiles after a group's first: by cp.async and rotated in shared memory (the
-    // default, p) or loaded, rotated and stored through registers — the same bits (rows of 130 and
-    // 300 keys give every key split's groups several tiles).
-    Dev<TypeParam> o5(static_cast<size_t>(T) * d);
-    AttentionParams<TypeParam> p5 = p;
-    p5.out = o5.get();
-    p5.async_rope_k = !p.async_rope_k;
-    launch_attention(p5, nullptr);
-    EXPECT_EQ(a, from16(o5.down())) << "K rotated through registers, window " << window;
     // k_only must leave the q and v parts untouched and rotate k exactly as the q+k pass does.
     const auto k_once = from16(q3.down()), both = from16(q2.down()), orig = from16(qkv);
     for (int32_t t = 0; t < T; ++t)

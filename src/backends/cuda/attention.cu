@@ -234,13 +234,9 @@ template <bool kWg>
 constexpr int row_elems() {  // a shared-memory row of a q, K or V tile
   return kWg ? 64 : kStride;
 }
-// kAsyncK: each group's RoPE table rows of one K tile (for each of a thread's pairs: 8 cos and 8 sin
-// values, 64 bytes), 16 KB a group.
-constexpr size_t kAsyncKTableBytes = 64 * 4 * 64;
-template <int kWarps, int kSplit, bool kWg, bool kAsyncK = false>
+template <int kWarps, int kSplit, bool kWg>
 constexpr size_t attention_smem_bytes() {  // 16-bit elements, + alignment slack for the swizzle
-  return static_cast<size_t>((4 * 64 * kSplit + 16 * kWarps) * row_elems<kWg>()) * 2 + (kWg ? 1024 : 0) +
-         (kAsyncK ? kSplit * kAsyncKTableBytes : 0);
+  return static_cast<size_t>((4 * 64 * kSplit + 16 * kWarps) * row_elems<kWg>()) * 2 + (kWg ? 1024 : 0);
 }
 // Element offset of the 16-byte chunk c (8 elements) of row j in a q, K or V tile.
 template <bool kWg>
@@ -250,14 +246,11 @@ __device__ __forceinline__ int tile_at(int j, int c) {
 
 // kBlocks: blocks per SM the registers are budgeted for (0: the default, 4 / 2 per key split or
 // 128-query tile); 5 is the five-blocks form (AttentionParams::five_blocks).
-// kAsyncK (kRopeK on wgmma; AttentionParams::async_rope_k): a group's K tiles after its first come
-// by cp.async, raw, with their table rows, and are rotated in shared memory once they arrived.
-template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit, bool kWg, int kBlocks = 0, bool kAsyncK = false>
+template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit, bool kWg, int kBlocks = 0>
 __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : (kWarps == 4 ? 4 : 2) / kSplit)
     attention_mma_kernel(AttentionParams<T> p) {
   static_assert(kSplit == 1 || (kExp2 && kWarps == 4), "key split: exp2 form, 64-query tiles");
   static_assert(!kWg || kExp2, "wgmma: exp2 form");
-  static_assert(!kAsyncK || (kRopeK && kWg), "async K rotation: the wgmma form that rotates K");
   using Pair = typename dev::Half16<T>::Pair;
   constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps, kBlockThreads = kThreads * kSplit;
   constexpr int kTile = 64 * row_elems<kWg>();
@@ -354,11 +347,6 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   const uint32_t row_bytes = 3u * static_cast<uint32_t>(p.heads) * kD * sizeof(T);
   const char* kbase = reinterpret_cast<const char*>(p.qkv + koff + c8);
   const char* vbase = reinterpret_cast<const char*>(p.qkv + voff + c8);
-  // kAsyncK: this thread's slots of the group's table rows — float4 q (0, 1: cos; 2, 3: sin) of its
-  // pair r at tables[(r * 4 + q) * kThreads] (consecutive threads, consecutive slots).
-  constexpr int kKPairsPer = 64 * 4 / kThreads;  // K pairs (8 + 8 dims of one key) a thread moves a tile
-  float4* const tables = reinterpret_cast<float4*>(qs + 16 * kWarps * row_elems<kWg>()) +
-                         grp * kKPairsPer * 4 * kThreads + tid;
   // with_k false (kRopeK): V only; the caller loads K.
   auto stage = [&](int buf, int kb, bool with_k = true) {
 #pragma unroll
@@ -369,26 +357,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
       if constexpr (!kRopeK) cp_async16(&ks[buf][dst], kbase + off, kb + j < hi);
       cp_async16(&vs[buf][dst], vbase + off, kb + j < hi);
     }
-    if constexpr (kAsyncK) {
-      // The raw K pairs and their table rows, rotated by rotate_staged_k once they arrived; rows past
-      // hi are zero-filled (and not rotated), their addresses clamped to a valid row.
-#pragma unroll
-      for (int r = 0; r < kKPairsPer; ++r) {
-        if (!with_k) break;
-        const int i = tid + r * kThreads;
-        const int j = i >> 2, c = i & 3;
-        const int t = kb + j, trow = min(t, hi - 1);
-        const bool valid = t < hi;
-        const T* src = p.qkv + trow * ld + koff;
-        cp_async16(&ks[buf][tile_at<kWg>(j, c)], src + c * 8, valid);
-        cp_async16(&ks[buf][tile_at<kWg>(j, 4 + c)], src + 32 + c * 8, valid);
-        const int at = min(trow - rs, tmax) * 32 + c * 8;
-        cp_async16(tables + (r * 4 + 0) * kThreads, p.rope_cos + at, valid);
-        cp_async16(tables + (r * 4 + 1) * kThreads, p.rope_cos + at + 4, valid);
-        cp_async16(tables + (r * 4 + 2) * kThreads, p.rope_sin + at, valid);
-        cp_async16(tables + (r * 4 + 3) * kThreads, p.rope_sin + at + 4, valid);
-      }
-    } else if constexpr (kRopeK) {
+    if constexpr (kRopeK) {
       // Unrolled (a fixed count per thread), so every thread's loads are in flight at once
       // instead of one L2 round trip per pair.
 #pragma unroll
@@ -402,28 +371,6 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
       }
     }
     cp_async_commit();
-  };
-  // kAsyncK: rotates this thread's K pairs of the tile staged at buf for keys kb.. once its cp.async
-  // group completed (a thread's own cp.async writes are visible to it after the wait; the barrier
-  // after this makes the rotated tile visible to the group) — rotate8 on the same values as load_pair.
-  auto rotate_staged_k = [&](int buf, int kb) {
-#pragma unroll
-    for (int r = 0; r < kKPairsPer; ++r) {
-      const int i = tid + r * kThreads;
-      const int j = i >> 2, c = i & 3;
-      if (kb + j >= hi) continue;
-      uint4* lo = reinterpret_cast<uint4*>(&ks[buf][tile_at<kWg>(j, c)]);
-      uint4* up = reinterpret_cast<uint4*>(&ks[buf][tile_at<kWg>(j, 4 + c)]);
-      uint4 l = *lo, h = *up;
-      float cs[8], sn[8];
-      *reinterpret_cast<float4*>(&cs[0]) = tables[(r * 4 + 0) * kThreads];
-      *reinterpret_cast<float4*>(&cs[4]) = tables[(r * 4 + 1) * kThreads];
-      *reinterpret_cast<float4*>(&sn[0]) = tables[(r * 4 + 2) * kThreads];
-      *reinterpret_cast<float4*>(&sn[4]) = tables[(r * 4 + 3) * kThreads];
-      rotate8(reinterpret_cast<T*>(&l), reinterpret_cast<T*>(&h), cs, sn);
-      *lo = l;
-      *up = h;
-    }
   };
   // The first K/V tile is requested before the queries are loaded, so the two overlap. With kRopeK
   // on wgmma the first tile's K (synchronous loads through registers) is fetched together with the
@@ -505,14 +452,6 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   constexpr uint64_t kBufDesc = kTile * 2 / 16;
   int buf = 0;
   for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
-    // kAsyncK: a tile after the first was staged raw in the previous iteration; it is rotated before
-    // the next tile's stage reuses the table slots (the same thread's, so in program order).
-    if constexpr (kAsyncK) {
-      if (kb != glo) {
-        cp_async_wait<0>();
-        rotate_staged_k(buf, kb);
-      }
-    }
     // The buffer written here was last read in the previous iteration, which ended in a barrier.
     if (kb + 64 < ghi) {
       stage(buf ^ 1, kb + 64);
@@ -773,14 +712,10 @@ size_t one_block_smem_bytes() {
   return bytes;
 }
 
-template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1, bool kWg = false, int kBlocks = 0,
-          bool kAsyncK = false>
+template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1, bool kWg = false, int kBlocks = 0>
 void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t stream) {
-  if constexpr (kRopeK && kWg && !kAsyncK) {
-    if (p.async_rope_k) return launch_mma_variant<T, kWarps, true, kExp2, kSplit, true, kBlocks, true>(p, grid, stream);
-  }
-  constexpr size_t smem = attention_smem_bytes<kWarps, kSplit, kWg, kAsyncK>();
-  auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit, kWg, kBlocks, kAsyncK>;
+  constexpr size_t smem = attention_smem_bytes<kWarps, kSplit, kWg>();
+  auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit, kWg, kBlocks>;
   // Opt in once per kernel (not a stream operation: allowed while a graph is being captured), to
   // the one-block padding too where that is larger.
   static const size_t opt_in = std::max(smem, one_block_smem_bytes());

@@ -66,12 +66,6 @@ struct AttentionParams {
   // fit on the SMs one each, which the block scheduler would otherwise run two to an SM on part of
   // the GPU (docs/benchmarks/cuda.md item 140). The same arithmetic: the same bits.
   bool one_block_per_sm = false;
-  // With K rotated in the wgmma kernel: the K tiles after a key group's first arrive by cp.async with
-  // their RoPE table rows (requested while the tile before them is computed) and are rotated in
-  // shared memory, instead of loaded through registers, rotated and stored before that tile's
-  // products (a round trip the block waited for). The same arithmetic: the same bits.
-  // LAYA_CUDA_ATTN_ASYNC_ROPE_K=0: the synchronous form (an experiment switch).
-  bool async_rope_k = true;
 };
 // Whether p may set five_blocks: the wgmma form with 64-query tiles, no key split, and K not
 // rotated in the kernel (the one form compiled for five blocks per SM).

@@ -400,7 +400,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
-  bool attn_async_rope_k_ = true;  // AttentionParams::async_rope_k where a key group has several tiles
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
   int32_t geglu_prefetch_ = kGegluPrefetch;  // what the GeGLU pass sends to L2 (kGegluPrefetch's bits)
@@ -593,7 +592,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
-    attn_async_rope_k_ = env_int("LAYA_CUDA_ATTN_ASYNC_ROPE_K", 1) != 0;
     attn_wgmma_from_ =
         attention_wgmma_supported() ? std::max(0, env_int("LAYA_CUDA_ATTN_WGMMA_FROM", kAttnWgmmaFromTokens)) : 0;
     attn_five_from_ = std::max(0, env_int("LAYA_CUDA_ATTN_FIVE_BLOCKS_FROM", kAttnFiveBlocksFromTokens));
@@ -885,10 +883,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   ap.scale = 0.125f;
   ap.query_tile = attention_query_tile(b);
   ap.key_split = attention_key_split(b, dims_.heads, sms_, dims_.max_row_len, attn_split_max_);
-  // K tiles after a key group's first by cp.async (AttentionParams::async_rope_k): where the
-  // bucket's rows give a group more than one key tile (the estimate attention_key_split makes), as
-  // its 16 KB of table slots a group would otherwise only cost blocks per SM.
-  ap.async_rope_k = attn_async_rope_k_ && b.tokens / std::max(b.rows, 1) > 64 * ap.key_split;
   ap.zero_row = zero_tail_ ? b.rows : -1;  // the padding tail row's slot (staging.h)
   ap.wgmma = attn_wgmma_from_ > 0 && T >= attn_wgmma_from_;
   // One attention block per SM (kAttnOneBlock; the wgmma form, where it was measured): where the

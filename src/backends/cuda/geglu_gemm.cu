@@ -217,7 +217,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
     const bool pending = pk_row >= 0;
     // A consumer whose 64 rows of the tile all lie at or past mma_rows (the last row tile of an M
-    // that is not a multiple of 256) issues no MMAs — its rows are never stored — but still waits
+    // that is not a multiple of 256, where skips_rows_past_m) issues no MMAs — its rows are never
+    // stored — but still waits
     // for each stage and releases it, so the ring runs as for the others, and runs the previous
     // tile's epilogue chunks. The condition is broadcast from lane 0 so that ptxas sees it uniform
     // across the warp (else it serialises every wgmma of the kernel around the branch), and the
@@ -295,6 +296,18 @@ bool geglu_gemm_supported(int32_t k, int32_t inter) {
   return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
+// Whether the warpgroups without rows skip their MMAs (GegluGemmArgs::skip_rows_past_m): only where
+// every tile of the kernel's last round lies in the last row tile, so that the last round gets
+// shorter. Measured on the H200 (docs/benchmarks/cuda.md item 163): 13x128 (1,664 tokens: the last
+// round 23 such tiles) -0.057 ms; 4x464 (1,920 tokens: the last round 41 such tiles and 23 full
+// ones) +0.012 — skipping there shortens nothing and cost a little.
+template <class T>
+bool skips_rows_past_m(const GegluGemmArgs<T>& a, int grid) {
+  const int row_tiles = (a.m + kBM - 1) / kBM, n_tiles = a.inter / kBN, tiles = row_tiles * n_tiles;
+  const int last_round = tiles - (tiles - 1) / grid * grid;
+  return a.skip_rows_past_m && a.m % kBM != 0 && a.m % kBM <= kBM - 64 && last_round <= n_tiles;
+}
+
 template <class T>
 void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   LAYA_REQUIRE(a.in && a.w && a.out && a.m >= 0 && geglu_gemm_supported(a.k, a.inter), ErrorKind::internal,
@@ -319,7 +332,7 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
   // One CTA per SM (shared memory), or fewer when the caller caps the grid.
   const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
-  const int mma_rows = a.skip_rows_past_m ? a.m : (a.m + kBM - 1) / kBM * kBM;
+  const int mma_rows = skips_rows_past_m(a, static_cast<int>(grid.x)) ? a.m : (a.m + kBM - 1) / kBM * kBM;
   launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
                      a.k, a.inter, mma_rows);
   LAYA_CUDA_CHECK_LAUNCH();

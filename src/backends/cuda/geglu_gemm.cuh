@@ -32,8 +32,8 @@ struct GegluGemmArgs {
   int32_t m = 0, k = 0, inter = 0;
   int32_t max_ctas = 0;  // grid cap (0: one CTA per SM); tests cap it so that each CTA runs several tiles
   // Consumer warpgroups whose 64 rows of a tile all lie past m issue no MMAs (the same outputs: those
-  // rows are never stored). false: every warpgroup multiplies its zero-filled rows, as before
-  // (LAYA_CUDA_GEGLU_SKIP_PAST_M=0; an experiment switch).
+  // rows are never stored) where that shortens the kernel's last round (its tiles all in the last
+  // row tile). false: every warpgroup multiplies its zero-filled rows (LAYA_CUDA_GEGLU_SKIP_PAST_M=0).
   bool skip_rows_past_m = true;
 };
 
