@@ -218,11 +218,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool pending = pk_row >= 0;
     // A consumer whose 64 rows of the tile all lie at or past mma_rows (the last row tile of an M
     // that is not a multiple of 256, where skips_rows_past_m) issues no MMAs — its rows are never
-    // stored — but still waits
-    // for each stage and releases it, so the ring runs as for the others, and runs the previous
-    // tile's epilogue chunks. The condition is broadcast from lane 0 so that ptxas sees it uniform
-    // across the warp (else it serialises every wgmma of the kernel around the branch), and the
-    // accumulators live inside the MMA path only (else it injects fences before the MMAs).
+    // stored — but still waits for each stage and releases it, so the ring runs as for the others,
+    // and runs the previous tile's epilogue chunks. The condition is broadcast from lane 0 so that
+    // ptxas sees it uniform across the warp (else it serialises every wgmma of the kernel around the
+    // branch), and the accumulators live inside the MMA path only (else it injects fences before
+    // the MMAs).
     if (__shfl_sync(0xffffffffu, static_cast<int>(m0 + c * 64 >= mma_rows), 0) != 0) {
       auto pass = [&] {  // one k-tile's stage, waited for and released
         const int s = it % kStages;
@@ -298,9 +298,10 @@ bool geglu_gemm_supported(int32_t k, int32_t inter) {
 
 // Whether the warpgroups without rows skip their MMAs (GegluGemmArgs::skip_rows_past_m): only where
 // every tile of the kernel's last round lies in the last row tile, so that the last round gets
-// shorter. Measured on the H200 (docs/benchmarks/cuda.md item 163): 13x128 (1,664 tokens: the last
-// round 23 such tiles) -0.057 ms; 4x464 (1,920 tokens: the last round 41 such tiles and 23 full
-// ones) +0.012 — skipping there shortens nothing and cost a little.
+// shorter. Measured on the H200 (docs/benchmarks/cuda.md item 163): 4x416 / 13x128 (1,664 tokens:
+// a last round of 23 such tiles) -0.049 / -0.057 ms; at 4x464 (1,920 tokens: a last round of 41
+// such tiles and 23 full ones) skipping cannot shorten the kernel (measured +0.012, within noise),
+// so its kernel stays as it was.
 template <class T>
 bool skips_rows_past_m(const GegluGemmArgs<T>& a, int grid) {
   const int row_tiles = (a.m + kBM - 1) / kBM, n_tiles = a.inter / kBN, tiles = row_tiles * n_tiles;
