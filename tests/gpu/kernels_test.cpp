@@ -689,8 +689,7 @@ TYPED_TEST(CudaKernelsTyped, GemmResidualAddsTheProductIntoX) {
 // The MLP input GEMM with GeGLU fused (sm_90): against the fp32 reference rounded as the unfused
 // path rounds, against the unfused path (cuBLASLt + geglu_kernel: another summation order, so
 // close, not equal), deterministic; row tails (M not a multiple of 128) leave the rows past M alone,
-// and neither the warpgroups whose rows all lie past M (which skip their MMAs) nor the last round
-// split over K change an output.
+// and the warpgroups whose rows all lie past M (which skip their MMAs) change no output.
 TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
   LAYA_REQUIRE_GPU();
   if (!geglu_gemm_supported(64, 64)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
@@ -698,7 +697,7 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
   Dev<uint8_t> ws(kGemmWorkspace);
   Gemm gemm(ws.get(), kGemmWorkspace);
   for (auto [m, k, inter] : {std::tuple{1, 64, 64}, std::tuple{129, 128, 192}, std::tuple{300, 1024, 2624},
-                             std::tuple{512, 1024, 2624}, std::tuple{1856, 1024, 2624}}) {
+                             std::tuple{1856, 1024, 2624}}) {
     SCOPED_TRACE(testing::Message() << "M=" << m << " K=" << k << " inter=" << inter);
     const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
     const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(2 * inter) * k, 0.05f));
@@ -743,26 +742,6 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
     all_rows.skip_rows_past_m = false;
     launch_geglu_gemm(all_rows, nullptr);
     EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "rows past M multiplied";
-    // The last round split over K between two CTAs a tile (M = 1,856 on 132 SMs: 64 tiles past two
-    // rounds; M = 512 under 5 or 60 CTAs: 2 or 22 past whole rounds): the same bits, twice (each
-    // launch leaves the flags zero for the next), whether or not the split applies to the grid.
-    Dev<float> partials(size_t{66} * 4 * 64 * 128);
-    Dev<int32_t> flags(std::vector<int32_t>(4096, 0));
-    for (int ctas : {0, 5, 60}) {
-      for (int launch = 0; launch < 2; ++launch) {
-        dout.poison();
-        GegluGemmArgs<TypeParam> split{da.get(), dw.get(), dout.get(), m, k, inter};
-        split.max_ctas = ctas;
-        split.split_partials = partials.get();
-        split.split_partial_bytes = size_t{66} * 4 * 64 * 128 * 4;
-        split.split_flags = flags.get();
-        split.split_flag_count = 4096;
-        launch_geglu_gemm(split, nullptr);
-        EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0)
-            << "split last round, at most " << ctas << " CTAs, launch " << launch;
-      }
-      for (int32_t f : flags.down()) ASSERT_EQ(f, 0) << "a split flag left set";
-    }
   }
   Dev<TypeParam> x(64 * 64);
   EXPECT_THROW(launch_geglu_gemm(GegluGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 1, 96, 64}, nullptr), Error);

@@ -195,11 +195,6 @@ constexpr bool kBusIo = true;
 // programmatically after the kernel before them (graph_memsets.h); LAYA_CUDA_GEMM_MEMSET_KERNELS=0
 // keeps the memset nodes.
 constexpr bool kGemmMemsetKernels = true;
-// The fused GeGLU GEMM's last round, where it is R tiles and 2R fit the grid, split over K between
-// two CTAs a tile (GegluGemmArgs::split_partials; the same bits); LAYA_CUDA_GEGLU_SPLIT=0: not.
-// kGegluSplitFlags: the flags' ints (four warps of four consumers for each of at most 256 tiles).
-constexpr bool kGegluSplitLastRound = true;
-constexpr int32_t kGegluSplitFlags = 4096;
 // bf16: the GeGLU pass after a cuBLASLt MLP input GEMM (129-1,279 tokens) looks T(gelu(a)) up in a
 // 10 KB table instead of computing erf (gelu_lut.cuh; the same bits); LAYA_CUDA_GELU_TABLE=0
 // computes it. Measured on the H200: docs/benchmarks/cuda.md item 114.
@@ -232,8 +227,6 @@ struct Workspace {
   void *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
   float* parts = nullptr;  // [kMaxAddParts, partials_max_rows, d]: split-K partials
   uint16_t* gelu_lut = nullptr;  // bf16 GELU table (gelu_lut.cuh), filled once at start-up
-  int64_t up_bytes = 0;          // up's size: the fused GeGLU GEMM's split partials there (it is free then)
-  int32_t* geglu_flags = nullptr;  // [kGegluSplitFlags] the fused GeGLU GEMM's split flags, zero between launches
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
@@ -416,7 +409,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t geglu_gemm_min_fill_ = 0;  // ... where geglu_gemm_fills_its_rounds (percent of the SMs)
   bool geglu_skip_past_m_ = true;    // GegluGemmArgs::skip_rows_past_m
-  bool geglu_split_ = kGegluSplitLastRound;  // GegluGemmArgs::split_partials (the last round split over K)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t lean_add_ln_from_ = kLeanAddLnFromRows;  // add+LNs without partials run lean from this many tokens
   SingleCtaClusterRule cluster_rule_;             // the cuBLASLt GEMMs run without a thread-block cluster
@@ -528,7 +520,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                         : 0;
   geglu_gemm_min_fill_ = std::clamp(env_int("LAYA_CUDA_GEGLU_GEMM_MIN_FILL", kGegluGemmMinFillPct), 0, 100);
   geglu_skip_past_m_ = env_int("LAYA_CUDA_GEGLU_SKIP_PAST_M", 1) != 0;
-  geglu_split_ = env_int("LAYA_CUDA_GEGLU_SPLIT", kGegluSplitLastRound ? 1 : 0) != 0;
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -553,7 +544,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.parts), int64_t{kMaxAddParts} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
       {reinterpret_cast<void**>(&ws_.gelu_lut), int64_t{kGeluLutBytes}},
-      {reinterpret_cast<void**>(&ws_.geglu_flags), int64_t{kGegluSplitFlags} * 4},
   };
   int64_t ws_bytes = 0;
   for (const auto& p : parts) ws_bytes += align256(p.bytes);
@@ -572,7 +562,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     w_ = upload_weights(ckpt, rope_len, precision_);
     LAYA_CUDA_CHECK(cudaMalloc(&ws_.block, static_cast<size_t>(ws_bytes)));
     ws_.bytes = ws_bytes;
-    ws_.up_bytes = T * up_cols * 2;
     int64_t at = 0;
     for (const auto& p : parts) {
       *p.ptr = static_cast<std::byte*>(ws_.block) + at;
@@ -791,12 +780,6 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, in
   if (fuses_geglu(tokens)) {
     GegluGemmArgs<Elem> ga{in, w, g, tokens, dims_.d, dims_.inter};
     ga.skip_rows_past_m = geglu_skip_past_m_;
-    if (geglu_split_) {  // up holds nothing while the fused GEMM runs
-      ga.split_partials = static_cast<float*>(ws_.up);
-      ga.split_partial_bytes = static_cast<size_t>(ws_.up_bytes);
-      ga.split_flags = ws_.geglu_flags;
-      ga.split_flag_count = kGegluSplitFlags;
-    }
     launch_geglu_gemm(ga, s);
     return;
   }

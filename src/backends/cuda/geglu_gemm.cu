@@ -36,7 +36,6 @@ constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kGeluLutByt
 // packed pairs besides the 64 accumulators.
 constexpr int kThreads = 128 * (kConsumers + 1);
 constexpr int kProducerRegs = 24, kConsumerRegs = 112;
-constexpr size_t kSplitPartialBytes = size_t{kConsumers} * 64 * 128 * 4;  // a split tile's fp32 accumulators
 static_assert(kConsumers * 128 * (kConsumerRegs - 96) <= 128 * (96 - kProducerRegs), "register budget");
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -142,33 +141,6 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], 
 }
 #endif
 
-// The last round's tiles split over K (GegluGemmArgs::split_partials): where the tiles are R more
-// than whole rounds of the grid and 2R <= grid, tile first + s (s < R) is run by two CTAs — CTA s
-// takes its first k_half k-tiles before its whole tiles and stores its fp32 accumulators
-// (partials, slot s) and per-warp flags; CTA R + s takes the rest after its whole tiles, starting
-// from those accumulators: the same MMAs in the same order, so the same bits, and every CTA's work
-// is whole rounds plus half a tile instead of plus a tile. count 0: no split.
-struct SplitK {
-  float* partials = nullptr;  // [count][kConsumers][64][128] fp32
-  int* flags = nullptr;       // [count][kConsumers][4]: 1 once a warp's accumulators are stored; the reader resets
-  int first = 0, count = 0, k_half = 0;
-};
-constexpr int kWhole = 0, kWriter = 1, kReader = 2;
-// CTA b's work in order: its split tile's first half (a writer, b < count), its whole tiles b,
-// b + grid, ... below the split tiles, its split tile's second half (a reader, count <= b < 2 count).
-__device__ __forceinline__ bool unit_writer(const SplitK& sp) { return static_cast<int>(blockIdx.x) < sp.count; }
-__device__ __forceinline__ bool unit_reader(const SplitK& sp) {
-  const int b = static_cast<int>(blockIdx.x);
-  return sp.count > 0 && b >= sp.count && b < 2 * sp.count;
-}
-// This warp's accumulators of a split tile (slot = the tile - first) and its flag.
-__device__ __forceinline__ float* split_partial(const SplitK& sp, int t, int c, int tid) {
-  return sp.partials + static_cast<size_t>(((t - sp.first) * kConsumers + c) * 64) * 128 + tid;
-}
-__device__ __forceinline__ int* split_flag(const SplitK& sp, int t, int c, int warp) {
-  return sp.flags + ((t - sp.first) * kConsumers + c) * 4 + warp;
-}
-
 // A tile's epilogue runs in kChunks chunks during the first kChunks k-tiles of the CTA's next tile,
 // between issuing each k-tile's MMAs and waiting for them, so the tensor cores work while the GeGLU
 // outputs are computed and stored (the CTA's last tile: after its loop). For that the finished
@@ -178,7 +150,7 @@ __device__ __forceinline__ int* split_flag(const SplitK& sp, int t, int c, int w
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
-                      int m, int k, int inter, int mma_rows, SplitK split) {
+                      int m, int k, int inter, int mma_rows) {
 #ifdef LAYA_GEGLU_GEMM_BODY
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -205,9 +177,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
     if (tid == 0) {
       int it = 0;
-      auto load = [&](int t, int k0, int k1) {  // tile t's k-tiles k0..k1-1, in the consumers' order
+      for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
         const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
-        for (int i = k0; i < k1; ++i, ++it) {
+        for (int i = 0; i < k_tiles; ++i, ++it) {
           const int s = it % kStages;
           if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) - 1) & 1);
           unsigned char* st = smem + s * kStageBytes;
@@ -216,11 +188,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           tma_load(st + kATile, &w_map, &full[s], i * kBK, n0);                      // act rows
           tma_load(st + kATile + kBTile / 2, &w_map, &full[s], i * kBK, inter + n0);  // their mul rows
         }
-      };
-      const int b = static_cast<int>(blockIdx.x), g = static_cast<int>(gridDim.x);
-      if (unit_writer(split)) load(split.first + b, 0, split.k_half);
-      for (int t = b; t < (split.count > 0 ? split.first : tiles); t += g) load(t, 0, k_tiles);
-      if (unit_reader(split)) load(split.first + b - split.count, split.k_half, k_tiles);
+      }
     }
     return;
   }
@@ -244,12 +212,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint32_t pk[32];             // the finished tile's (act, mul) pairs, rounded to T
   int pk_row = -1, pk_col = 0;  // where they go (pk_row < 0: nothing pending)
   int it = 0;
-  // One unit of work: tile t's next nk k-tiles; kind (a compile-time constant at each call, so that
-  // the loop keeps no more registers live than without the split) says whether it is a whole tile,
-  // a split tile's first half (its accumulators stored, no epilogue) or its second half (started
-  // from them).
-  auto run = [&](const int t, const int nk, auto kind_c) {
-    constexpr int kind = decltype(kind_c)::value;
+  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
     const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
     // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
     const bool pending = pk_row >= 0;
@@ -269,32 +232,16 @@ __global__ void __launch_bounds__(kThreads, 1)
       };
 #pragma unroll
       for (int i = 0; i < kChunks; ++i) {  // unrolled: the chunks index pk by constants
-        if (i < nk) pass();
+        if (i < k_tiles) pass();
         if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
       }
-      for (int i = kChunks; i < nk; ++i) pass();
+      for (int i = kChunks; i < k_tiles; ++i) pass();
       pk_row = -1;
-      return;
+      continue;
     }
     float acc[64];
-    if constexpr (kind == kReader) {
-      // The first half's accumulators, once its warp flagged them (its CTA ran that half first, and
-      // blocks start in order, so it is running or done); read from L2, then the flag is reset for
-      // the next launch.
-      if (lane == 0) {
-        int* flag = split_flag(split, t, c, warp);
-        while (atomicAdd(flag, 0) == 0) __nanosleep(64);
-        *flag = 0;
-      }
-      __syncwarp();
-      __threadfence();
-      const float* partial = split_partial(split, t, c, tid);
 #pragma unroll
-      for (int j = 0; j < 64; ++j) acc[j] = __ldcg(partial + j * 128);
-    } else {
-#pragma unroll
-      for (int j = 0; j < 64; ++j) acc[j] = 0.f;
-    }
+    for (int j = 0; j < 64; ++j) acc[j] = 0.f;
     // k-tile i: wait for its stage and issue its MMAs; then keep them in flight and release the
     // previous k-tile's stage once its MMAs are done, so the warpgroup issues the next ones without
     // draining the tensor pipe.
@@ -316,11 +263,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
-      if (i < nk) mma();
+      if (i < k_tiles) mma();
       if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
-      if (i < nk) retire(i);
+      if (i < k_tiles) retire(i);
     }
-    for (int i = kChunks; i < nk; ++i) {
+    for (int i = kChunks; i < k_tiles; ++i) {
       mma();
       retire(i);
     }
@@ -328,28 +275,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
 #pragma unroll
     for (int j = 0; j < 64; ++j) dev::fence_reg(acc[j]);  // read only after the wait
-    if constexpr (kind == kWriter) {  // this half's accumulators for the reader, then this warp's flag
-      float* partial = split_partial(split, t, c, tid);
-#pragma unroll
-      for (int j = 0; j < 64; ++j) __stcg(partial + j * 128, acc[j]);
-      __threadfence();
-      __syncwarp();
-      if (lane == 0) atomicExch(split_flag(split, t, c, warp), 1);
-      pk_row = -1;
-      return;
-    }
 #pragma unroll
     for (int i = 0; i < 8; ++i)
 #pragma unroll
       for (int j = 0; j < 4; ++j) pk[4 * i + j] = dev::pack16<T>(acc[4 * i + j], acc[4 * (i + 8) + j]);
     pk_row = m0 + row_in_tile;
     pk_col = n0 + col_in_tile;
-  };
-  using Whole = std::integral_constant<int, kWhole>;
-  const int b = static_cast<int>(blockIdx.x), g = static_cast<int>(gridDim.x);
-  if (unit_writer(split)) run(split.first + b, split.k_half, std::integral_constant<int, kWriter>{});
-  for (int t = b; t < (split.count > 0 ? split.first : tiles); t += g) run(t, k_tiles, Whole{});
-  if (unit_reader(split)) run(split.first + b - split.count, k_tiles - split.k_half, std::integral_constant<int, kReader>{});
+  }
   if (pk_row >= 0) {
 #pragma unroll
     for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
@@ -401,23 +333,9 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
   // One CTA per SM (shared memory), or fewer when the caller caps the grid.
   const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
-  const bool skip = skips_rows_past_m(a, static_cast<int>(grid.x));
-  const int mma_rows = skip ? a.m : (a.m + kBM - 1) / kBM * kBM;
-  // The last round split over K where the caller gave the scratch (where the row-less warpgroups
-  // skip, the last round is short already: not both).
-  SplitK split;
-  const int g = static_cast<int>(grid.x), k_tiles = a.k / kBK, rest = tiles % g;
-  if (!skip && a.split_partials != nullptr && a.split_flags != nullptr && k_tiles >= 2 && rest > 0 && 2 * rest <= g &&
-      static_cast<size_t>(rest) * kSplitPartialBytes <= a.split_partial_bytes &&
-      rest * kConsumers * 4 <= a.split_flag_count) {
-    split.partials = a.split_partials;
-    split.flags = a.split_flags;
-    split.first = tiles - rest;
-    split.count = rest;
-    split.k_half = k_tiles / 2;
-  }
+  const int mma_rows = skips_rows_past_m(a, static_cast<int>(grid.x)) ? a.m : (a.m + kBM - 1) / kBM * kBM;
   launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
-                     a.k, a.inter, mma_rows, split);
+                     a.k, a.inter, mma_rows);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

@@ -35,14 +35,6 @@ struct GegluGemmArgs {
   // rows are never stored) where that shortens the kernel's last round (its tiles all in the last
   // row tile). false: every warpgroup multiplies its zero-filled rows (LAYA_CUDA_GEGLU_SKIP_PAST_M=0).
   bool skip_rows_past_m = true;
-  // Scratch for the last round's tiles split over K (two CTAs a tile: the first half's fp32
-  // accumulators through L2; the same bits): split_partial_bytes of device memory (128 KB a split
-  // tile, at most half the SMs' tiles) and split_flag_count ints that are zero before the first
-  // launch (each launch leaves them zero). Null: no split.
-  float* split_partials = nullptr;
-  size_t split_partial_bytes = 0;
-  int32_t* split_flags = nullptr;
-  int32_t split_flag_count = 0;
 };
 
 // Whether the fused kernel can run these dimensions on the current device (sm_90 built as sm_90a,
