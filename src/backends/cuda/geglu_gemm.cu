@@ -17,48 +17,26 @@ namespace laya::cuda {
 
 namespace {
 
-constexpr int kBK = 64;      // K per stage: one 128-byte swizzle row
-constexpr int kStages = 4;   // TMA pipeline depth
-
-// The two tile shapes (GegluGemmArgs::wide). Narrow: 256 rows x 64 GeGLU outputs, four consumer
-// warpgroups on wgmma.m64n128k16 (their W tile of 64 act + 64 mul rows). Wide: 128 rows x 128
-// outputs, two consumer warpgroups on wgmma.m64n256k16 — the operand bytes a MAC through TMA are
-// the same, but each warpgroup's MMAs read 10 KB of shared memory per 64 x 256 x 16 instead of 6 KB
-// per 64 x 128 x 16 (-17 % per MAC). Both: 48 KB stages.
-template <bool Wide>
-struct Shape {
-  static constexpr int kConsumers = Wide ? 2 : 4;  // consumer warpgroups, 64 rows each
-  static constexpr int kBM = 64 * kConsumers;      // rows per tile
-  static constexpr int kBN = Wide ? 128 : 64;      // GeGLU output columns per tile
-  static constexpr int kMmaN = 2 * kBN;            // the W rows of a tile (act, then mul): the MMA's N
-  static constexpr int kAcc = kMmaN / 2;           // accumulators a thread (64 x kMmaN over 128 threads)
-  static constexpr int kPairs = kAcc / 2;          // packed (act, mul) pairs a thread
-  static constexpr int kChunks = kPairs / 2;       // epilogue chunks: two outputs (one 4-byte store) each
-  static constexpr int kChunksPerKTile = kChunks / 16;  // deferred chunks beside each of the first k-tiles
-  static constexpr int kATile = kBM * kBK * 2;     // 32 / 16 KB
-  static constexpr int kBTile = kMmaN * kBK * 2;   // 16 / 32 KB
-  static constexpr int kStageBytes = kATile + kBTile;
-  static constexpr int kThreads = 128 * (kConsumers + 1);
-  // The launch gives every thread kLaunchRegs registers; the producer then gives up all but
-  // kProducerRegs and the consumers take kConsumerRegs (setmaxnreg): the deferred epilogue keeps
-  // kPairs packed pairs besides the kAcc accumulators.
-  static constexpr int kLaunchRegs = Wide ? 168 : 96, kProducerRegs = 24, kConsumerRegs = Wide ? 240 : 112;
-  static_assert(kThreads * kLaunchRegs <= 65536, "one CTA an SM");
-  static_assert(kConsumers * 128 * (kConsumerRegs - kLaunchRegs) <= 128 * (kLaunchRegs - kProducerRegs), "register budget");
-};
-static_assert(Shape<false>::kBM == kGegluGemmTileRows && Shape<false>::kBN == kGegluGemmTileOutputs,
-              "the host's tile geometry (tile.h)");
-static_assert(Shape<false>::kStageBytes == Shape<true>::kStageBytes, "one shared-memory size");
-template <bool Wide>
-constexpr bool epilogue_fits() {  // the deferred epilogue: whole chunks beside the first 16 k-tiles
-  using S = Shape<Wide>;
-  return S::kAcc == 2 * S::kPairs && S::kPairs == 2 * S::kChunks && S::kChunks == 16 * S::kChunksPerKTile;
-}
-static_assert(epilogue_fits<false>() && epilogue_fits<true>(), "epilogue chunks");
+constexpr int kConsumers = 4;                     // consumer warpgroups, 64 rows each
+constexpr int kBM = 64 * kConsumers;             // rows per CTA
+constexpr int kBN = 64;                           // GeGLU output columns per CTA (64 act + 64 mul rows of W)
+constexpr int kBK = 64;                           // K per stage: one 128-byte swizzle row
+static_assert(kBM == kGegluGemmTileRows && kBN == kGegluGemmTileOutputs, "the host's tile geometry (tile.h)");
+constexpr int kStages = 4;                        // TMA pipeline depth
+constexpr int kATile = kBM * kBK * 2;             // 32 KB
+constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
+constexpr int kStageBytes = kATile + kBTile;
 // bf16: the epilogue's T(gelu(act)) by table (gelu_lut.cuh), which each CTA fills in shared memory;
 // the erf polynomial was ~30 of the epilogue's ~45 instructions per output. Measured: -2 % per call
 // at 16x512 (docs/benchmarks/cuda.md item 33).
-constexpr int kSmemBytes = kStages * Shape<false>::kStageBytes + 2 * kStages * 8 + kGeluLutBytes + 1024;  // + barriers, table, alignment slack
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kGeluLutBytes + 1024;  // + barriers, table, alignment slack
+// Warpgroups 0..kConsumers-1: consumers; warpgroup kConsumers: the producer. The launch gives every
+// thread 96 registers (five warps share each scheduler's 16,384); the producer then gives up all but
+// kProducerRegs and the consumers take kConsumerRegs (setmaxnreg): the deferred epilogue keeps 32
+// packed pairs besides the 64 accumulators.
+constexpr int kThreads = 128 * (kConsumers + 1);
+constexpr int kProducerRegs = 24, kConsumerRegs = 112;
+static_assert(kConsumers * 128 * (kConsumerRegs - 96) <= 128 * (96 - kProducerRegs), "register budget");
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LAYA_GEGLU_GEMM_BODY 1
@@ -106,18 +84,12 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, ui
 #undef LAYA_WGMMA_M64N128K16
 #undef LAYA_WGMMA_D64_OPERANDS
 #undef LAYA_WGMMA_D64_REGS
-
-// One k16 step of a tile's MMAs: d (+)= A[64 x 16] . B[kMmaN x 16]^T.
-template <class T, bool Wide>
-__device__ __forceinline__ void tile_mma(float (&d)[Shape<Wide>::kAcc], uint64_t da, uint64_t db) {
-  if constexpr (Wide)
-    dev::wgmma_m64nNk16_ss<T, 256>(d, da, db);
-  else
-    wgmma_m64n128k16<T>(d, da, db, 1);
-}
 #endif
 
 #ifdef LAYA_GEGLU_GEMM_BODY
+// The epilogue of a tile, in kChunks chunks of two outputs (one 4-byte store) per thread.
+constexpr int kChunks = 16;
+
 // Two GeGLU outputs from packed (act, mul) pairs — both halves already rounded to T, act in the low
 // one — exactly as geglu_kernel computes them, T(T(gelu(act)) * mul), packed for one store. bf16:
 // both table lookups are issued before either is used, and the computed form (act outside the
@@ -158,34 +130,28 @@ __device__ __forceinline__ uint32_t geglu_of_pairs(uint32_t p0, uint32_t p1, uin
 // Epilogue chunk j (0..kChunks-1; a constant once the callers' loops are unrolled) of a finished tile:
 // accumulator chunk j / 2 holds columns 8 (j / 2) .. 8 (j / 2) + 7 of the tile, of which this thread
 // holds two in rows row0 and row0 + 8; chunk j is the pair in row row0 + 8 (j % 2), from the packed
-// pairs pk[2j], pk[2j + 1] (register 4i + 2h + e of the accumulators: row + 8h, column 8i + e). The
-// wide tiles' last column tile may hold only 64 outputs (inter an odd multiple of 64): the columns
-// past inter are not stored.
-template <class T, bool Wide>
-__device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[Shape<Wide>::kPairs], T* out, int row0,
-                                               int col0, int m, int inter, uint32_t lut_at) {
+// pairs pk[2j], pk[2j + 1] (register 4i + 2h + e of the accumulators: row + 8h, column 8i + e).
+template <class T>
+__device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], T* out, int row0, int col0, int m,
+                                               int inter, uint32_t lut_at) {
   const int r = row0 + 8 * (j & 1);
-  if (r < m && (!Wide || col0 + 8 * (j >> 1) < inter))
+  if (r < m)
     *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col0 + 8 * (j >> 1)) =
         geglu_of_pairs<T>(pk[2 * j], pk[2 * j + 1], lut_at);
 }
 #endif
 
-// A tile's epilogue runs in kChunks chunks during the first 16 k-tiles of the CTA's next tile
-// (kChunksPerKTile beside each), between issuing each k-tile's MMAs and waiting for them, so the
-// tensor cores work while the GeGLU outputs are computed and stored (the CTA's last tile: after its
-// loop). For that the finished accumulators are first packed into (act, mul) pairs rounded to T — the
-// rounding the epilogue applies anyway, so the outputs are bitwise those of an epilogue right after
-// the tile's MMAs, which left the tensor cores idle for 15-20 % of the kernel
-// (docs/benchmarks/cuda.md item 43).
-template <class T, bool Wide>
-__global__ void __launch_bounds__(Shape<Wide>::kThreads, 1)
+// A tile's epilogue runs in kChunks chunks during the first kChunks k-tiles of the CTA's next tile,
+// between issuing each k-tile's MMAs and waiting for them, so the tensor cores work while the GeGLU
+// outputs are computed and stored (the CTA's last tile: after its loop). For that the finished
+// accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding the epilogue
+// applies anyway, so the outputs are bitwise those of an epilogue right after the tile's MMAs, which
+// left the tensor cores idle for 15-20 % of the kernel (docs/benchmarks/cuda.md item 43).
+template <class T>
+__global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
                       int m, int k, int inter, int mma_rows) {
 #ifdef LAYA_GEGLU_GEMM_BODY
-  using S = Shape<Wide>;
-  constexpr int kConsumers = S::kConsumers, kBM = S::kBM, kBN = S::kBN, kATile = S::kATile, kBTile = S::kBTile,
-                kStageBytes = S::kStageBytes, kChunks = S::kChunks, kPer = S::kChunksPerKTile;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
@@ -193,9 +159,7 @@ __global__ void __launch_bounds__(Shape<Wide>::kThreads, 1)
   uint16_t* gelu_lut = reinterpret_cast<uint16_t*>(empty + kStages);  // bf16 bits, [sign][exponent][mantissa]
   uint32_t lut_at;  // opaque to the compiler, which would otherwise rebuild the address at every lookup
   asm("mov.u32 %0, %1;" : "=r"(lut_at) : "r"(smem_u32(gelu_lut)));
-  // Wide: the last column tile holds 64 outputs where inter is an odd multiple of 64.
-  const int k_tiles = k / kBK, n_tiles = Wide ? (inter + kBN - 1) / kBN : inter / kBN,
-            tiles = n_tiles * ((m + kBM - 1) / kBM);
+  const int k_tiles = k / kBK, n_tiles = inter / kBN, tiles = n_tiles * ((m + kBM - 1) / kBM);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);  // the producer's expect_tx arrival; the bytes complete it
@@ -210,7 +174,7 @@ __global__ void __launch_bounds__(Shape<Wide>::kThreads, 1)
   // first stages while the consumers finish this one and run its epilogue.
   const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
   if (wg == kConsumers) {  // the producer warpgroup; one thread issues the loads
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(S::kProducerRegs));
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
     if (tid == 0) {
       int it = 0;
       for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
@@ -228,7 +192,7 @@ __global__ void __launch_bounds__(Shape<Wide>::kThreads, 1)
     }
     return;
   }
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(S::kConsumerRegs));
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
   // The GELU table is filled by the consumers while the producer's first stages load: its first
   // reader is the first tile's epilogue (during the CTA's second tile, or after its loop), so the
   // fill no longer delays the first TMA requests (docs/benchmarks/cuda.md item 48). Named barrier 1
@@ -242,18 +206,18 @@ __global__ void __launch_bounds__(Shape<Wide>::kThreads, 1)
   }
   const int c = wg;  // this consumer's 64 rows of each tile
   const int warp = tid >> 5, lane = tid & 31;
-  // Accumulator chunk i (columns 8i..8i+7) holds act columns for i < kBN / 8 and their mul partners
-  // for i + kBN / 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
+  // Accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul partners for
+  // i + 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
   const int row_in_tile = c * 64 + warp * 16 + (lane >> 2), col_in_tile = 2 * (lane & 3);
-  uint32_t pk[S::kPairs];       // the finished tile's (act, mul) pairs, rounded to T
+  uint32_t pk[32];             // the finished tile's (act, mul) pairs, rounded to T
   int pk_row = -1, pk_col = 0;  // where they go (pk_row < 0: nothing pending)
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
     const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
-    // The first 16 k-tiles each carry kPer chunks of the previous tile's epilogue.
+    // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
     const bool pending = pk_row >= 0;
     // A consumer whose 64 rows of the tile all lie at or past mma_rows (the last row tile of an M
-    // that is not a multiple of kBM, where skips_rows_past_m) issues no MMAs — its rows are never
+    // that is not a multiple of 256, where skips_rows_past_m) issues no MMAs — its rows are never
     // stored — but still waits for each stage and releases it, so the ring runs as for the others,
     // and runs the previous tile's epilogue chunks. The condition is broadcast from lane 0 so that
     // ptxas sees it uniform across the warp (else it serialises every wgmma of the kernel around the
@@ -267,20 +231,17 @@ __global__ void __launch_bounds__(Shape<Wide>::kThreads, 1)
         ++it;
       };
 #pragma unroll
-      for (int i = 0; i < 16; ++i) {  // unrolled: the chunks index pk by constants
+      for (int i = 0; i < kChunks; ++i) {  // unrolled: the chunks index pk by constants
         if (i < k_tiles) pass();
-        if (pending)
-#pragma unroll
-          for (int q = 0; q < kPer; ++q)
-            epilogue_chunk<T, Wide>(kPer * i + q, pk, out, pk_row, pk_col, m, inter, lut_at);
+        if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
       }
-      for (int i = 16; i < k_tiles; ++i) pass();
+      for (int i = kChunks; i < k_tiles; ++i) pass();
       pk_row = -1;
       continue;
     }
-    float acc[S::kAcc];
+    float acc[64];
 #pragma unroll
-    for (int j = 0; j < S::kAcc; ++j) acc[j] = 0.f;
+    for (int j = 0; j < 64; ++j) acc[j] = 0.f;
     // k-tile i: wait for its stage and issue its MMAs; then keep them in flight and release the
     // previous k-tile's stage once its MMAs are done, so the warpgroup issues the next ones without
     // draining the tensor pipe.
@@ -292,7 +253,7 @@ __global__ void __launch_bounds__(Shape<Wide>::kThreads, 1)
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kBK / 16; ++kk)
-        tile_mma<T, Wide>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32));
+        wgmma_m64n128k16<T>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32), 1);
       wgmma_commit();
     };
     auto retire = [&](int i) {
@@ -301,33 +262,38 @@ __global__ void __launch_bounds__(Shape<Wide>::kThreads, 1)
       ++it;
     };
 #pragma unroll
-    for (int i = 0; i < 16; ++i) {
+    for (int i = 0; i < kChunks; ++i) {
       if (i < k_tiles) mma();
-      if (pending)
-#pragma unroll
-        for (int q = 0; q < kPer; ++q) epilogue_chunk<T, Wide>(kPer * i + q, pk, out, pk_row, pk_col, m, inter, lut_at);
+      if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
       if (i < k_tiles) retire(i);
     }
-    for (int i = 16; i < k_tiles; ++i) {
+    for (int i = kChunks; i < k_tiles; ++i) {
       mma();
       retire(i);
     }
     wgmma_wait<0>();
     if (lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
 #pragma unroll
-    for (int j = 0; j < S::kAcc; ++j) dev::fence_reg(acc[j]);  // read only after the wait
+    for (int j = 0; j < 64; ++j) dev::fence_reg(acc[j]);  // read only after the wait
 #pragma unroll
-    for (int i = 0; i < kBN / 8; ++i)
+    for (int i = 0; i < 8; ++i)
 #pragma unroll
-      for (int j = 0; j < 4; ++j) pk[4 * i + j] = dev::pack16<T>(acc[4 * i + j], acc[4 * (i + kBN / 8) + j]);
+      for (int j = 0; j < 4; ++j) pk[4 * i + j] = dev::pack16<T>(acc[4 * i + j], acc[4 * (i + 8) + j]);
     pk_row = m0 + row_in_tile;
     pk_col = n0 + col_in_tile;
   }
   if (pk_row >= 0) {
 #pragma unroll
-    for (int j = 0; j < kChunks; ++j) epilogue_chunk<T, Wide>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
+    for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
   }
 #endif
+}
+
+}  // namespace
+
+bool geglu_gemm_supported(int32_t k, int32_t inter) {
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && tma_encode_available();
+  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
 // Whether the warpgroups without rows skip their MMAs (GegluGemmArgs::skip_rows_past_m): only where
@@ -336,45 +302,11 @@ __global__ void __launch_bounds__(Shape<Wide>::kThreads, 1)
 // a last round of 23 such tiles) -0.049 / -0.057 ms; at 4x464 (1,920 tokens: a last round of 41
 // such tiles and 23 full ones) skipping cannot shorten the kernel (measured +0.012, within noise),
 // so its kernel stays as it was.
-template <bool Wide, class T>
+template <class T>
 bool skips_rows_past_m(const GegluGemmArgs<T>& a, int grid) {
-  constexpr int kBM = Shape<Wide>::kBM, kBN = Shape<Wide>::kBN;
-  const int row_tiles = (a.m + kBM - 1) / kBM, n_tiles = (a.inter + kBN - 1) / kBN, tiles = row_tiles * n_tiles;
+  const int row_tiles = (a.m + kBM - 1) / kBM, n_tiles = a.inter / kBN, tiles = row_tiles * n_tiles;
   const int last_round = tiles - (tiles - 1) / grid * grid;
   return a.skip_rows_past_m && a.m % kBM != 0 && a.m % kBM <= kBM - 64 && last_round <= n_tiles;
-}
-
-template <bool Wide, class T>
-void launch_shape(const GegluGemmArgs<T>& a, cudaStream_t stream) {
-  using S = Shape<Wide>;
-  static const bool configured = [] {
-    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<T, Wide>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    return true;
-  }();
-  (void)configured;
-  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, S::kBM);
-  const CUtensorMap w_map = tma_tensor_map(a.w, 2 * a.inter, a.k, S::kBN);
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
-    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
-  const int tiles = (a.inter + S::kBN - 1) / S::kBN * ((a.m + S::kBM - 1) / S::kBM);
-  // One CTA per SM (shared memory), or fewer when the caller caps the grid.
-  const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
-  const int mma_rows =
-      skips_rows_past_m<Wide>(a, static_cast<int>(grid.x)) ? a.m : (a.m + S::kBM - 1) / S::kBM * S::kBM;
-  launch_kernel_smem(geglu_gemm_kernel<T, Wide>, grid, dim3(S::kThreads), kSmemBytes, stream, true, a_map, w_map, a.out,
-                     a.m, a.k, a.inter, mma_rows);
-  LAYA_CUDA_CHECK_LAUNCH();
-}
-
-}  // namespace
-
-bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16, false>) && tma_encode_available();
-  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % Shape<false>::kBN == 0;
 }
 
 template <class T>
@@ -384,10 +316,27 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   LAYA_REQUIRE((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.w)) % 16 == 0, ErrorKind::internal,
                "geglu_gemm: operands must be 16-byte aligned");
   if (a.m == 0) return;
-  if (a.wide)
-    launch_shape<true>(a, stream);
-  else
-    launch_shape<false>(a, stream);
+  static const bool configured = [] {
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    return true;
+  }();
+  (void)configured;
+  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM);
+  const CUtensorMap w_map = tma_tensor_map(a.w, 2 * a.inter, a.k, kBN);
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
+    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+  }();
+  const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
+  // One CTA per SM (shared memory), or fewer when the caller caps the grid.
+  const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
+  const int mma_rows = skips_rows_past_m(a, static_cast<int>(grid.x)) ? a.m : (a.m + kBM - 1) / kBM * kBM;
+  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+                     a.k, a.inter, mma_rows);
+  LAYA_CUDA_CHECK_LAUNCH();
 }
 
 template void launch_geglu_gemm<__nv_bfloat16>(const GegluGemmArgs<__nv_bfloat16>&, cudaStream_t);

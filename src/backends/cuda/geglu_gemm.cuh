@@ -35,10 +35,6 @@ struct GegluGemmArgs {
   // rows are never stored) where that shortens the kernel's last round (its tiles all in the last
   // row tile). false: every warpgroup multiplies its zero-filled rows (LAYA_CUDA_GEGLU_SKIP_PAST_M=0).
   bool skip_rows_past_m = true;
-  // Tiles of 128 rows x 128 outputs (two consumer warpgroups on wgmma.m64n256k16) instead of 256 x
-  // 64 (four on m64n128k16): the same outputs, the same bits (each output sees the same MMAs in the
-  // same order). Experiment (LAYA_CUDA_GEGLU_WIDE=1).
-  bool wide = false;
 };
 
 // Whether the fused kernel can run these dimensions on the current device (sm_90 built as sm_90a,
