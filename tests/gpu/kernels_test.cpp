@@ -686,6 +686,11 @@ TYPED_TEST(CudaKernelsTyped, GemmResidualAddsTheProductIntoX) {
   }
 }
 
+// The fused GeGLU GEMM's GELU table of every pattern, filled (launch_fill_gelu_all).
+struct GeluAllTable : Dev<uint16_t> {
+  GeluAllTable() : Dev<uint16_t>(kGeluAllEntries) { launch_fill_gelu_all(get(), nullptr); }
+};
+
 // The MLP input GEMM with GeGLU fused (sm_90): against the fp32 reference rounded as the unfused
 // path rounds, against the unfused path (cuBLASLt + geglu_kernel: another summation order, so
 // close, not equal), deterministic; row tails (M not a multiple of 128) leave the rows past M alone,
@@ -696,6 +701,12 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
   std::mt19937 rng(29);
   Dev<uint8_t> ws(kGemmWorkspace);
   Gemm gemm(ws.get(), kGemmWorkspace);
+  const GeluAllTable gelu_all;
+  auto geglu_args = [&](const TypeParam* in, const TypeParam* w, TypeParam* out, int m, int k, int inter) {
+    GegluGemmArgs<TypeParam> args{in, w, out, m, k, inter};
+    args.gelu_all = gelu_all.get();
+    return args;
+  };
   for (auto [m, k, inter] : {std::tuple{1, 64, 64}, std::tuple{129, 128, 192}, std::tuple{300, 1024, 2624},
                              std::tuple{1856, 1024, 2624}}) {
     SCOPED_TRACE(testing::Message() << "M=" << m << " K=" << k << " inter=" << inter);
@@ -705,7 +716,7 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
     Dev<TypeParam> dout(static_cast<size_t>(m + 1) * inter), dup(static_cast<size_t>(m) * 2 * inter),
         dref(static_cast<size_t>(m) * inter);
     dout.poison();
-    launch_geglu_gemm(GegluGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), m, k, inter}, nullptr);
+    launch_geglu_gemm(geglu_args(da.get(), dw.get(), dout.get(), m, k, inter), nullptr);
     auto got = from16(dout.down());
     const std::vector<float> past_m(got.begin() + static_cast<int64_t>(m) * inter, got.end());
     got.resize(static_cast<size_t>(m) * inter);
@@ -724,13 +735,13 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
                 differ, got.size());
     const auto first = dout.down();
     dout.poison();
-    launch_geglu_gemm(GegluGemmArgs<TypeParam>{da.get(), dw.get(), dout.get(), m, k, inter}, nullptr);
+    launch_geglu_gemm(geglu_args(da.get(), dw.get(), dout.get(), m, k, inter), nullptr);
     EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "not deterministic";
     // Capped grids: each CTA then carries several tiles' epilogues into its next tiles (and the
     // last one out of its loop) in another pattern; the same bits.
     for (int ctas : {1, 5}) {
       dout.poison();
-      GegluGemmArgs<TypeParam> args{da.get(), dw.get(), dout.get(), m, k, inter};
+      auto args = geglu_args(da.get(), dw.get(), dout.get(), m, k, inter);
       args.max_ctas = ctas;
       launch_geglu_gemm(args, nullptr);
       EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "at most " << ctas << " CTAs";
@@ -738,7 +749,7 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
     // Every consumer warpgroup multiplying, its rows past M included (the rows it skips by default
     // are never stored): the same bits.
     dout.poison();
-    GegluGemmArgs<TypeParam> all_rows{da.get(), dw.get(), dout.get(), m, k, inter};
+    auto all_rows = geglu_args(da.get(), dw.get(), dout.get(), m, k, inter);
     all_rows.skip_rows_past_m = false;
     launch_geglu_gemm(all_rows, nullptr);
     EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "rows past M multiplied";
@@ -746,6 +757,9 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
   Dev<TypeParam> x(64 * 64);
   EXPECT_THROW(launch_geglu_gemm(GegluGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 1, 96, 64}, nullptr), Error);
   EXPECT_THROW(launch_geglu_gemm(GegluGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 1, 64, 32}, nullptr), Error);
+  if constexpr (std::is_same_v<TypeParam, __nv_bfloat16>) {  // without its table of every pattern
+    EXPECT_THROW(launch_geglu_gemm(GegluGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 1, 64, 64}, nullptr), Error);
+  }
 }
 
 // Split-K partials without cuBLASLt's reduction (Gemm::run_partials) and their consumer,
@@ -787,12 +801,14 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
       dref(static_cast<size_t>(m) * inter);
   launch_geglu(GegluParams<TypeParam>{dup.get(), dref.get(), m, inter}, nullptr);
   const auto ref = dref.down();
+  const GeluAllTable gelu_all;
   // One CTA per tile (every epilogue after its CTA's loop), one CTA for all 16 tiles (every epilogue
   // but the last deferred into the next tile) and three CTAs.
   for (int ctas : {0, 1, 3}) {
     SCOPED_TRACE(testing::Message() << "at most " << ctas << " CTAs");
     dout.poison();
     GegluGemmArgs<TypeParam> args{da.get(), dw.get(), dout.get(), m, k, inter};
+    args.gelu_all = gelu_all.get();
     args.max_ctas = ctas;
     launch_geglu_gemm(args, nullptr);
     const auto got = dout.down();
@@ -831,6 +847,30 @@ TEST(CudaKernels, GegluWithGeluTableEqualsComputedForEveryActivation) {
   EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations";
   Dev<__half> h(static_cast<size_t>(2) * inter);
   EXPECT_THROW(launch_geglu(GegluParams<__half>{h.get(), h.get(), 1, inter, lut.get()}, nullptr), Error);
+}
+
+// The GELU table of every bf16 pattern (the fused GeGLU GEMM's, for activations outside its shared
+// table) against the computed GELU (gelu_kernel) of each pattern: bitwise equal, NaNs both NaN.
+TEST(CudaKernels, GeluOfEveryPatternTableEqualsComputed) {
+  LAYA_REQUIRE_GPU();
+  using B = __nv_bfloat16;
+  std::vector<B> every(kGeluAllEntries);
+  for (int i = 0; i < kGeluAllEntries; ++i) every[static_cast<size_t>(i)] = __ushort_as_bfloat16(static_cast<unsigned short>(i));
+  Dev<B> computed(every);
+  launch_gelu(GeluParams<B>{computed.get(), kGeluAllEntries}, nullptr);
+  const auto want = computed.down();
+  const auto got = GeluAllTable().down();
+  size_t differ = 0, nans = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint16_t w;
+    std::memcpy(&w, &want[i], 2);
+    const bool want_nan = (w & 0x7F80u) == 0x7F80u && (w & 0x7Fu) != 0;
+    const bool got_nan = (got[i] & 0x7F80u) == 0x7F80u && (got[i] & 0x7Fu) != 0;
+    nans += want_nan;
+    differ += want_nan ? !got_nan : got[i] != w;
+  }
+  EXPECT_EQ(differ, 0u) << "of " << got.size() << " patterns";
+  EXPECT_EQ(nans, 2u * 127u + 1u) << "the NaN patterns and -inf (-inf * 0) give NaN";
 }
 
 // The small-M GEMM that waits on PDL (sm_90a), in each form: against the fp32 reference rounded as

@@ -62,6 +62,14 @@ __global__ void fill_gelu_lut_kernel(uint16_t* lut) {
   if (i < kGeluLutEntries) lut[i] = dev::gelu_lut_entry(i);
 }
 
+// gelu16 (half16.cuh) of each bf16 pattern, as geglu_kernel's computed form evaluates it.
+__global__ void fill_gelu_all_kernel(uint16_t* table) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < kGeluAllEntries)
+    table[i] = __bfloat16_as_ushort(
+        __float2bfloat16_rn(dev::gelu16<__nv_bfloat16>(__uint_as_float(static_cast<uint32_t>(i) << 16))));
+}
+
 template <class T>
 __global__ void gelu_kernel(GeluParams<T> p) {
   using H = dev::Half16<T>;
@@ -101,6 +109,13 @@ void launch_fill_gelu_lut(uint16_t* lut, cudaStream_t stream) {
   constexpr int kThreads = 256;
   launch_kernel(fill_gelu_lut_kernel, dim3((kGeluLutEntries + kThreads - 1) / kThreads), dim3(kThreads), stream, false,
                 lut);
+  LAYA_CUDA_CHECK_LAUNCH();
+}
+
+void launch_fill_gelu_all(uint16_t* table, cudaStream_t stream) {
+  LAYA_REQUIRE(table != nullptr, ErrorKind::internal, "fill_gelu_all: no table");
+  constexpr int kThreads = 256;
+  launch_kernel(fill_gelu_all_kernel, dim3(kGeluAllEntries / kThreads), dim3(kThreads), stream, false, table);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

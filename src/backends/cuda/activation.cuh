@@ -35,6 +35,13 @@ constexpr int kGeluLutBytes = kGeluLutEntries * 2;
 // Fills `lut` (kGeluLutEntries device uint16) with T(gelu(x)) of each entry's x; asynchronous.
 void launch_fill_gelu_lut(uint16_t* lut, cudaStream_t stream);
 
+// The bf16 GELU of every 16-bit pattern: entry b = the bits of T(gelu(x)) for the bf16 x whose bits
+// are b (NaN patterns: a NaN), 128 KB — the fused GeGLU GEMM's lookups outside the shared table.
+constexpr int kGeluAllEntries = 1 << 16;
+constexpr int kGeluAllBytes = kGeluAllEntries * 2;
+// Fills `table` (kGeluAllEntries device uint16); asynchronous.
+void launch_fill_gelu_all(uint16_t* table, cudaStream_t stream);
+
 // In place: x = T(gelu(x)). The engine applies this inside small_linear (SmallLinearParams::
 // gelu_in); the kernel stays as that path's bitwise reference in the tests.
 template <class T>

@@ -227,6 +227,7 @@ struct Workspace {
   void *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
   float* parts = nullptr;  // [kMaxAddParts, partials_max_rows, d]: split-K partials
   uint16_t* gelu_lut = nullptr;  // bf16 GELU table (gelu_lut.cuh), filled once at start-up
+  uint16_t* gelu_all = nullptr;  // bf16 GELU of every pattern (the fused GeGLU GEMM's), filled once at start-up
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
@@ -544,6 +545,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.parts), int64_t{kMaxAddParts} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
       {reinterpret_cast<void**>(&ws_.gelu_lut), int64_t{kGeluLutBytes}},
+      {reinterpret_cast<void**>(&ws_.gelu_all), int64_t{kGeluAllBytes}},
   };
   int64_t ws_bytes = 0;
   for (const auto& p : parts) ws_bytes += align256(p.bytes);
@@ -581,6 +583,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     launch_fill_gelu_lut(ws_.gelu_lut, nullptr);  // after the memset (the legacy stream); synchronised below
+    launch_fill_gelu_all(ws_.gelu_all, nullptr);
     gelu_table_ = precision_ == Precision::bf16 && env_int("LAYA_CUDA_GELU_TABLE", kGeluTable ? 1 : 0) != 0;
     gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(), cluster_rule_);
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
@@ -780,6 +783,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, in
   if (fuses_geglu(tokens)) {
     GegluGemmArgs<Elem> ga{in, w, g, tokens, dims_.d, dims_.inter};
     ga.skip_rows_past_m = geglu_skip_past_m_;
+    ga.gelu_all = ws_.gelu_all;
     launch_geglu_gemm(ga, s);
     return;
   }

@@ -92,10 +92,14 @@ constexpr int kChunks = 16;
 
 // Two GeGLU outputs from packed (act, mul) pairs — both halves already rounded to T, act in the low
 // one — exactly as geglu_kernel computes them, T(T(gelu(act)) * mul), packed for one store. bf16:
-// both table lookups are issued before either is used, and the computed form (act outside the
-// table) is a branch taken rarely, not a branch per output.
+// both table lookups are issued before either is used; an act outside the shared table (|act| <
+// 2^-16 or >= 16, infinities, NaNs) is read from the global table of every pattern (gelu_all) in
+// a branch taken rarely. That table, not the computed form, keeps the 16 unrolled chunks small:
+// with erf's code in each of them the kernel spilled, and its MMA loop ran 4.5 us a call slower at
+// 4x464 (docs/benchmarks/cuda.md item 168).
 template <class T>
-__device__ __forceinline__ uint32_t geglu_of_pairs(uint32_t p0, uint32_t p1, uint32_t lut_at) {
+__device__ __forceinline__ uint32_t geglu_of_pairs(uint32_t p0, uint32_t p1, uint32_t lut_at,
+                                                   const uint16_t* __restrict__ gelu_all) {
   using H = dev::Half16<T>;
   const uint32_t p[2] = {p0, p1};
   float act[2], mul[2], ga[2];
@@ -118,7 +122,7 @@ __device__ __forceinline__ uint32_t geglu_of_pairs(uint32_t p0, uint32_t p1, uin
     if (!(in[0] && in[1])) {
 #pragma unroll
       for (int e = 0; e < 2; ++e)
-        if (!in[e]) ga[e] = dev::gelu16<T>(act[e]);
+        if (!in[e]) ga[e] = __uint_as_float(uint32_t{__ldg(gelu_all + (p[e] & 0xFFFFu))} << 16);
     }
   } else {
 #pragma unroll
@@ -133,11 +137,11 @@ __device__ __forceinline__ uint32_t geglu_of_pairs(uint32_t p0, uint32_t p1, uin
 // pairs pk[2j], pk[2j + 1] (register 4i + 2h + e of the accumulators: row + 8h, column 8i + e).
 template <class T>
 __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], T* out, int row0, int col0, int m,
-                                               int inter, uint32_t lut_at) {
+                                               int inter, uint32_t lut_at, const uint16_t* __restrict__ gelu_all) {
   const int r = row0 + 8 * (j & 1);
   if (r < m)
     *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col0 + 8 * (j >> 1)) =
-        geglu_of_pairs<T>(pk[2 * j], pk[2 * j + 1], lut_at);
+        geglu_of_pairs<T>(pk[2 * j], pk[2 * j + 1], lut_at, gelu_all);
 }
 #endif
 
@@ -150,7 +154,7 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], 
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
-                      int m, int k, int inter, int mma_rows) {
+                      int m, int k, int inter, int mma_rows, const uint16_t* __restrict__ gelu_all) {
 #ifdef LAYA_GEGLU_GEMM_BODY
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -233,7 +237,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int i = 0; i < kChunks; ++i) {  // unrolled: the chunks index pk by constants
         if (i < k_tiles) pass();
-        if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
+        if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);
       }
       for (int i = kChunks; i < k_tiles; ++i) pass();
       pk_row = -1;
@@ -264,7 +268,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
       if (i < k_tiles) mma();
-      if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at);
+      if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);
       if (i < k_tiles) retire(i);
     }
     for (int i = kChunks; i < k_tiles; ++i) {
@@ -284,7 +288,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   if (pk_row >= 0) {
 #pragma unroll
-    for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at);
+    for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);
   }
 #endif
 }
@@ -315,6 +319,8 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
                "geglu_gemm: unsupported call (m {}, k {}, inter {})", a.m, a.k, a.inter);
   LAYA_REQUIRE((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.w)) % 16 == 0, ErrorKind::internal,
                "geglu_gemm: operands must be 16-byte aligned");
+  LAYA_REQUIRE(a.gelu_all != nullptr || !(std::is_same_v<T, __nv_bfloat16>), ErrorKind::internal,
+               "geglu_gemm: bf16 needs the GELU table of every pattern (launch_fill_gelu_all)");
   if (a.m == 0) return;
   static const bool configured = [] {
     LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
@@ -335,7 +341,7 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
   const int mma_rows = skips_rows_past_m(a, static_cast<int>(grid.x)) ? a.m : (a.m + kBM - 1) / kBM * kBM;
   launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
-                     a.k, a.inter, mma_rows);
+                     a.k, a.inter, mma_rows, a.gelu_all);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

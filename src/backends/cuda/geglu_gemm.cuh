@@ -35,6 +35,9 @@ struct GegluGemmArgs {
   // rows are never stored) where that shortens the kernel's last round (its tiles all in the last
   // row tile). false: every warpgroup multiplies its zero-filled rows (LAYA_CUDA_GEGLU_SKIP_PAST_M=0).
   bool skip_rows_past_m = true;
+  // bf16: the GELU table of every pattern (kGeluAllEntries, launch_fill_gelu_all; activation.cuh),
+  // read for the activations outside the kernel's shared table. Unused for fp16.
+  const uint16_t* gelu_all = nullptr;
 };
 
 // Whether the fused kernel can run these dimensions on the current device (sm_90 built as sm_90a,
