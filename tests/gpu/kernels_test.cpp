@@ -885,6 +885,7 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   std::mt19937 rng(31);
   Dev<uint8_t> ws(kGemmWorkspace);
   Gemm gemm(ws.get(), kGemmWorkspace);
+  const GeluAllTable gelu_all;  // the geglu form's bf16 GELUs
   struct Case {
     int32_t m, n, k;
     SmallGemmForm form;
@@ -926,6 +927,7 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
     // One row past m in every output slice, NaN-poisoned, must stay so.
     auto run = [&](bool wide = false, uint64_t* timeline = nullptr) {
       SmallGemmArgs<TypeParam> args{da.get(), dw.get(), nullptr, c.m, c.n, c.k, c.form, c.splits, bias_ptr, c.relu};
+      if (geglu) args.gelu_all = gelu_all.get();
       args.wide = wide;
       args.timeline = timeline;
       std::vector<float> got(out_elems, 0.f);
@@ -1011,6 +1013,10 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   SmallGemmArgs<TypeParam> bad{x.get(), x.get(), x.get(), 8, 32, 64, SmallGemmForm::geglu};
   bad.bias = x.get();
   EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "a bias in the geglu form";
+  if constexpr (std::is_same_v<TypeParam, __nv_bfloat16>) {
+    bad.bias = nullptr;
+    EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "the bf16 geglu form without its GELU table";
+  }
   bad = SmallGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 8, 32, 64};
   bad.relu = true;
   EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "ReLU without a bias";

@@ -777,7 +777,9 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, in
   Elem* up = static_cast<Elem*>(ws_.up);
   Elem* g = static_cast<Elem*>(ws_.g);
   if (tokens <= small_gemm_max_m_ && small_takes(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
-    small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
+    SmallGemmArgs<Elem> sa{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu};
+    sa.gelu_all = ws_.gelu_all;
+    small_gemm(sa, s);
     return;
   }
   if (fuses_geglu(tokens)) {
