@@ -11,7 +11,7 @@
 
 #include <cuda_bf16.h>
 
-#include "backends/cuda/activation.cuh"  // the table's size and launch_fill_gelu_lut
+#include "backends/cuda/activation.cuh"  // the table's size
 #include "backends/cuda/common.cuh"
 
 namespace laya::cuda {
