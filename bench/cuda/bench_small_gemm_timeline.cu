@@ -26,7 +26,6 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/activation.cuh"
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/pdl.h"
 #include "backends/cuda/small_gemm.cuh"
@@ -93,7 +92,6 @@ struct Chain {
   __nv_bfloat16 *x = nullptr, *qkv = nullptr, *attn = nullptr, *o = nullptr, *h = nullptr, *g = nullptr,
                 *seed = nullptr;
   float* parts = nullptr;
-  uint16_t* gelu_all = nullptr;  // the geglu form's GELU table (launch_fill_gelu_all)
   uint64_t* records = nullptr;  // [launch][kMaxCtas][kFields]
   cudaStream_t stream = nullptr;
 
@@ -112,7 +110,6 @@ struct Chain {
                     int splits) {
       SmallGemmArgs<__nv_bfloat16> a{in, static_cast<const __nv_bfloat16*>(w), out, m, n, k, form, splits};
       a.wide = wide;
-      if (form == SmallGemmForm::geglu) a.gelu_all = gelu_all;
       a.timeline = timeline ? rec(launch) : nullptr;
       laya::cuda::launch_small_gemm(a, stream);
     };
@@ -278,8 +275,6 @@ int main(int argc, char** argv) {
   c.g = device_zeros<__nv_bfloat16>(static_cast<size_t>(c.m) * kInter);
   c.seed = static_cast<__nv_bfloat16*>(laya::bench::pattern_copies(c.m, kInter, 1));
   c.parts = device_zeros<float>(static_cast<size_t>(kSplits) * c.m * kD);
-  c.gelu_all = device_zeros<uint16_t>(laya::cuda::kGeluAllEntries);
-  laya::cuda::launch_fill_gelu_all(c.gelu_all, nullptr);
   c.records = device_zeros<uint64_t>(static_cast<size_t>(c.launches()) * kMaxCtas * kFields);
   check(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking), "stream");
 

@@ -818,9 +818,9 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
   }
 }
 
-// The GeGLU pass with the bf16 GELU table of every pattern against its computed form, for every 16-bit
-// pattern of the activation (zeros, subnormals, |a| >= 16, infinities and NaNs included) times
-// random gates: bitwise equal. The table holds bf16 values only.
+// The GeGLU pass with the bf16 GELU table (gelu_lut.cuh) against its computed form, for every 16-bit
+// pattern of the activation — zeros, subnormals, |a| >= 16, infinities and NaNs take the computed
+// branch, the rest the table — times random gates: bitwise equal. The table holds bf16 values only.
 TEST(CudaKernels, GegluWithGeluTableEqualsComputedForEveryActivation) {
   LAYA_REQUIRE_GPU();
   using B = __nv_bfloat16;
@@ -834,18 +834,19 @@ TEST(CudaKernels, GegluWithGeluTableEqualsComputedForEveryActivation) {
       up[static_cast<size_t>(r) * 2 * inter + inter + c] = __float2bfloat16(gates[static_cast<size_t>(r) * inter + c]);
     }
   Dev<B> dup(up), computed(static_cast<size_t>(rows) * inter), looked_up(static_cast<size_t>(rows) * inter);
-  const GeluAllTable table;
+  Dev<uint16_t> lut(kGeluLutEntries);
+  launch_fill_gelu_lut(lut.get(), nullptr);
   GegluParams<B> p{dup.get(), computed.get(), rows, inter};
   launch_geglu(p, nullptr);
   p.out = looked_up.get();
-  p.gelu_all = table.get();
+  p.gelu_lut = lut.get();
   launch_geglu(p, nullptr);
   const auto want = computed.down(), got = looked_up.down();
   size_t differ = 0;
   for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &want[i], 2) != 0;
   EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations";
   Dev<__half> h(static_cast<size_t>(2) * inter);
-  EXPECT_THROW(launch_geglu(GegluParams<__half>{h.get(), h.get(), 1, inter, table.get()}, nullptr), Error);
+  EXPECT_THROW(launch_geglu(GegluParams<__half>{h.get(), h.get(), 1, inter, lut.get()}, nullptr), Error);
 }
 
 // The GELU table of every bf16 pattern (the fused GeGLU GEMM's, for activations outside its shared
@@ -884,7 +885,6 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   std::mt19937 rng(31);
   Dev<uint8_t> ws(kGemmWorkspace);
   Gemm gemm(ws.get(), kGemmWorkspace);
-  const GeluAllTable gelu_all;  // the geglu form's bf16 GELUs
   struct Case {
     int32_t m, n, k;
     SmallGemmForm form;
@@ -926,7 +926,6 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
     // One row past m in every output slice, NaN-poisoned, must stay so.
     auto run = [&](bool wide = false, uint64_t* timeline = nullptr) {
       SmallGemmArgs<TypeParam> args{da.get(), dw.get(), nullptr, c.m, c.n, c.k, c.form, c.splits, bias_ptr, c.relu};
-      if (geglu) args.gelu_all = gelu_all.get();
       args.wide = wide;
       args.timeline = timeline;
       std::vector<float> got(out_elems, 0.f);
@@ -1012,10 +1011,6 @@ TYPED_TEST(CudaKernelsTyped, SmallGemmMatchesReferenceInEachForm) {
   SmallGemmArgs<TypeParam> bad{x.get(), x.get(), x.get(), 8, 32, 64, SmallGemmForm::geglu};
   bad.bias = x.get();
   EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "a bias in the geglu form";
-  if constexpr (std::is_same_v<TypeParam, __nv_bfloat16>) {
-    bad.bias = nullptr;
-    EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "the bf16 geglu form without its GELU table";
-  }
   bad = SmallGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 8, 32, 64};
   bad.relu = true;
   EXPECT_THROW(launch_small_gemm(bad, nullptr), Error) << "ReLU without a bias";

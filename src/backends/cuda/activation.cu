@@ -4,6 +4,7 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/gelu_lut.cuh"
 #include "backends/cuda/half16.cuh"
 
 namespace laya::cuda {
@@ -12,7 +13,8 @@ namespace {
 
 // 8 columns per thread (16-byte loads and stores); inter is a multiple of 8. One grid row per
 // token (blockIdx.y), so no thread divides to find its row. kLut (bf16): T(gelu(a)) from the table
-// of every bf16 pattern (no range check, no erf code: docs/benchmarks/cuda.md item 169).
+// where it holds a — all eight lookups issued before any is used, the computed form a branch taken
+// rarely (|a| outside [2^-16, 16)), as in the fused GeGLU GEMM's epilogue.
 // The threads past the last column send `ahead` to L2 and leave, before the PDL wait (constants).
 template <class T, bool kLut>
 __global__ void geglu_kernel(GegluParams<T> p, const __grid_constant__ L2Prefetch ahead) {
@@ -33,9 +35,19 @@ __global__ void geglu_kernel(GegluParams<T> p, const __grid_constant__ L2Prefetc
   T* a = reinterpret_cast<T*>(&av);
   const T* g = reinterpret_cast<const T*>(&gv);
   float ga[8];
-  if constexpr (kLut) {  // every lookup issued before any is used
+  if constexpr (kLut) {
+    bool in[8], all = true;
 #pragma unroll
-    for (int e = 0; e < 8; ++e) ga[e] = __uint_as_float(uint32_t{__ldg(p.gelu_all + __bfloat16_as_ushort(a[e]))} << 16);
+    for (int e = 0; e < 8; ++e) {
+      const uint32_t slot = dev::gelu_lut_slot(__bfloat16_as_ushort(a[e]), in[e]);
+      ga[e] = __uint_as_float(uint32_t{__ldg(p.gelu_lut + slot)} << 16);
+      all = all && in[e];
+    }
+    if (!all) {
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        if (!in[e]) ga[e] = dev::gelu16<T>(H::to_float(a[e]));
+    }
   } else {
 #pragma unroll
     for (int e = 0; e < 8; ++e) ga[e] = dev::gelu16<T>(H::to_float(a[e]));
@@ -43,6 +55,11 @@ __global__ void geglu_kernel(GegluParams<T> p, const __grid_constant__ L2Prefetc
 #pragma unroll
   for (int e = 0; e < 8; ++e) a[e] = H::from_float(__fmul_rn(ga[e], H::to_float(g[e])));
   *reinterpret_cast<uint4*>(p.out + r * p.inter + c) = av;
+}
+
+__global__ void fill_gelu_lut_kernel(uint16_t* lut) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < kGeluLutEntries) lut[i] = dev::gelu_lut_entry(i);
 }
 
 // gelu16 (half16.cuh) of each bf16 pattern, as geglu_kernel's computed form evaluates it.
@@ -69,7 +86,7 @@ void launch_geglu(const GegluParams<T>& p, cudaStream_t stream, const L2Prefetch
   LAYA_REQUIRE(p.up && p.out && p.rows >= 0 && p.inter > 0 && p.inter % 8 == 0, ErrorKind::internal,
                "geglu: bad parameters (inter {} must be a multiple of 8)", p.inter);
   LAYA_REQUIRE(p.rows <= 65535, ErrorKind::internal, "geglu: {} rows exceed the grid's y limit", p.rows);
-  LAYA_REQUIRE(p.gelu_all == nullptr || (std::is_same_v<T, __nv_bfloat16>), ErrorKind::internal,
+  LAYA_REQUIRE(p.gelu_lut == nullptr || (std::is_same_v<T, __nv_bfloat16>), ErrorKind::internal,
                "geglu: the GELU table holds bf16 values only");
   LAYA_REQUIRE(l2_prefetch_valid(ahead), ErrorKind::internal, "geglu: bad L2 prefetch plan");
   if (p.rows == 0) return;
@@ -77,13 +94,21 @@ void launch_geglu(const GegluParams<T>& p, cudaStream_t stream, const L2Prefetch
   const int chunks = p.inter / 8;
   const dim3 grid(static_cast<unsigned>((chunks + kThreads - 1) / kThreads), static_cast<unsigned>(p.rows));
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    if (p.gelu_all != nullptr) {
+    if (p.gelu_lut != nullptr) {
       launch_kernel(geglu_kernel<T, true>, grid, dim3(kThreads), stream, true, p, ahead);
       LAYA_CUDA_CHECK_LAUNCH();
       return;
     }
   }
   launch_kernel(geglu_kernel<T, false>, grid, dim3(kThreads), stream, true, p, ahead);
+  LAYA_CUDA_CHECK_LAUNCH();
+}
+
+void launch_fill_gelu_lut(uint16_t* lut, cudaStream_t stream) {
+  LAYA_REQUIRE(lut != nullptr, ErrorKind::internal, "fill_gelu_lut: no table");
+  constexpr int kThreads = 256;
+  launch_kernel(fill_gelu_lut_kernel, dim3((kGeluLutEntries + kThreads - 1) / kThreads), dim3(kThreads), stream, false,
+                lut);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

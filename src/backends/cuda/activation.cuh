@@ -19,9 +19,9 @@ struct GegluParams {
   const T* up = nullptr;          // [rows, 2 * inter]
   T* out = nullptr;               // [rows, inter]
   int32_t rows = 0, inter = 0;    // inter a multiple of 8
-  // bf16 only: T(gelu(a)) looked up in the table of every pattern (launch_fill_gelu_all); the same
-  // bits as the computed form (null) — docs/benchmarks/cuda.md items 114 and 169.
-  const uint16_t* gelu_all = nullptr;
+  // bf16 only: T(gelu(a)) looked up in this table (launch_fill_gelu_lut, gelu_lut.cuh) where it
+  // holds a; the same bits as the computed form (null) — docs/benchmarks/cuda.md item 114.
+  const uint16_t* gelu_lut = nullptr;
 };
 // `ahead`: lines sent to L2 by the grid's threads past the last column (those of each row's last
 // block: inter / 8 need not be a multiple of the block), where they exist — with the English
@@ -29,14 +29,14 @@ struct GegluParams {
 template <class T>
 void launch_geglu(const GegluParams<T>& p, cudaStream_t stream, const L2Prefetch& ahead = {});
 
-// The fused GeGLU GEMM's shared-memory GELU table (gelu_lut.cuh): 20 exponents x 128 mantissas per
-// sign, 10 KB.
+// The bf16 GELU table (gelu_lut.cuh): 20 exponents x 128 mantissas per sign, 10 KB.
 constexpr int kGeluLutEntries = 2 * 20 * 128;
 constexpr int kGeluLutBytes = kGeluLutEntries * 2;
+// Fills `lut` (kGeluLutEntries device uint16) with T(gelu(x)) of each entry's x; asynchronous.
+void launch_fill_gelu_lut(uint16_t* lut, cudaStream_t stream);
 
 // The bf16 GELU of every 16-bit pattern: entry b = the bits of T(gelu(x)) for the bf16 x whose bits
-// are b (NaN patterns: a NaN), 128 KB — read by the GeGLU pass, the small GEMM's GeGLU form and the
-// fused GeGLU GEMM (outside its shared table).
+// are b (NaN patterns: a NaN), 128 KB — the fused GeGLU GEMM's lookups outside the shared table.
 constexpr int kGeluAllEntries = 1 << 16;
 constexpr int kGeluAllBytes = kGeluAllEntries * 2;
 // Fills `table` (kGeluAllEntries device uint16); asynchronous.

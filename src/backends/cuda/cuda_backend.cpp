@@ -195,9 +195,9 @@ constexpr bool kBusIo = true;
 // programmatically after the kernel before them (graph_memsets.h); LAYA_CUDA_GEMM_MEMSET_KERNELS=0
 // keeps the memset nodes.
 constexpr bool kGemmMemsetKernels = true;
-// bf16: the GeGLU pass after a cuBLASLt MLP input GEMM (129-1,279 tokens) looks T(gelu(a)) up in the
-// table of every bf16 pattern instead of computing erf (activation.cuh; the same bits);
-// LAYA_CUDA_GELU_TABLE=0 computes it. Measured on the H200: docs/benchmarks/cuda.md items 114, 169.
+// bf16: the GeGLU pass after a cuBLASLt MLP input GEMM (129-1,279 tokens) looks T(gelu(a)) up in a
+// 10 KB table instead of computing erf (gelu_lut.cuh; the same bits); LAYA_CUDA_GELU_TABLE=0
+// computes it. Measured on the H200: docs/benchmarks/cuda.md item 114.
 constexpr bool kGeluTable = true;
 // Buckets whose encoder GEMMs run the small GEMM's narrow layout (49-64 tokens) launch their kernels
 // preferring this shared-memory carveout (percent; a launch attribute, so it holds for those
@@ -226,7 +226,8 @@ struct Workspace {
   void *y = nullptr, *qkv = nullptr, *att = nullptr, *proj = nullptr, *up = nullptr, *g = nullptr;
   void *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
   float* parts = nullptr;  // [kMaxAddParts, partials_max_rows, d]: split-K partials
-  uint16_t* gelu_all = nullptr;  // bf16 GELU of every pattern (activation.cuh), filled once at start-up
+  uint16_t* gelu_lut = nullptr;  // bf16 GELU table (gelu_lut.cuh), filled once at start-up
+  uint16_t* gelu_all = nullptr;  // bf16 GELU of every pattern (the fused GeGLU GEMM's), filled once at start-up
   int32_t* in = nullptr;   // staging block on the device
   float* out = nullptr;    // [markers_pad + row_slots * n_act]
   void* gemm_ws = nullptr;
@@ -543,6 +544,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
       {reinterpret_cast<void**>(&ws_.parts), int64_t{kMaxAddParts} * std::max(partials_max_rows_, 1) * d * 4},
       {&ws_.gemm_ws, static_cast<int64_t>(kGemmWorkspace)},
+      {reinterpret_cast<void**>(&ws_.gelu_lut), int64_t{kGeluLutBytes}},
       {reinterpret_cast<void**>(&ws_.gelu_all), int64_t{kGeluAllBytes}},
   };
   int64_t ws_bytes = 0;
@@ -580,7 +582,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     narrow_carveout_ = std::clamp(env_int("LAYA_CUDA_NARROW_CARVEOUT", kNarrowCarveout), -1, 100);
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
-    launch_fill_gelu_all(ws_.gelu_all, nullptr);  // after the memset (the legacy stream); synchronised below
+    launch_fill_gelu_lut(ws_.gelu_lut, nullptr);  // after the memset (the legacy stream); synchronised below
+    launch_fill_gelu_all(ws_.gelu_all, nullptr);
     gelu_table_ = precision_ == Precision::bf16 && env_int("LAYA_CUDA_GELU_TABLE", kGeluTable ? 1 : 0) != 0;
     gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(), cluster_rule_);
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
@@ -774,9 +777,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, in
   Elem* up = static_cast<Elem*>(ws_.up);
   Elem* g = static_cast<Elem*>(ws_.g);
   if (tokens <= small_gemm_max_m_ && small_takes(tokens, dims_.inter, dims_.d, SmallGemmForm::geglu)) {
-    SmallGemmArgs<Elem> sa{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu};
-    sa.gelu_all = ws_.gelu_all;
-    small_gemm(sa, s);
+    small_gemm(SmallGemmArgs<Elem>{in, w, g, tokens, dims_.inter, dims_.d, SmallGemmForm::geglu}, s);
     return;
   }
   if (fuses_geglu(tokens)) {
@@ -788,7 +789,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, in
   }
   gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
   GegluParams<Elem> gp{up, g, tokens, dims_.inter};
-  if (gelu_table_) gp.gelu_all = ws_.gelu_all;
+  if (gelu_table_) gp.gelu_lut = ws_.gelu_lut;
   launch_geglu(gp, s, geglu_ahead(layer, tokens));  // the plan only where the pass runs
 }
 

@@ -1,17 +1,17 @@
 // bf16 GELU by table: T(gelu(x)) for every bf16 x with |x| in [2^-16, 16), both signs — 20
 // exponents x 128 mantissas per sign, 10 KB. A bf16 activation is exactly one of those patterns, so
 // a lookup gives the same bits as computing gelu16<bf16>(x) (half16.cuh) whenever the table was
-// filled with that same device function (gelu_lut_entry below); outside the range the fused GeGLU
-// GEMM's epilogue, which fills one in each CTA's shared memory, reads the table of every pattern
-// (launch_fill_gelu_all, activation.cuh), which the GeGLU pass and the small GEMM read throughout.
-// The erf polynomial is most of what a GELU costs (docs/benchmarks/cuda.md items 33, 114, 168).
+// filled with that same device function (gelu_lut_entry below); outside the range the callers
+// compute. Used by the fused GeGLU GEMM's epilogue (each CTA fills one in shared memory) and by
+// geglu_kernel (the engine's table in global memory, read through L1). The erf polynomial is most
+// of what a GELU costs (docs/benchmarks/cuda.md items 33 and 114).
 #pragma once
 
 #include <cstdint>
 
 #include <cuda_bf16.h>
 
-#include "backends/cuda/activation.cuh"  // the table's size
+#include "backends/cuda/activation.cuh"  // the table's size and launch_fill_gelu_lut
 #include "backends/cuda/common.cuh"
 
 namespace laya::cuda {

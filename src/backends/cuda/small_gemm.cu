@@ -88,25 +88,13 @@ __device__ __forceinline__ void load_bias(float (&b)[8], const T* bias, int col0
   }
 }
 
-// T(gelu(act)) of an act already rounded to T: bf16 from the table of every pattern (the computed
-// form's bits, launch_fill_gelu_all) — one load instead of erf's ≈ 35 instructions an output at the
-// end of the kernel (docs/benchmarks/cuda.md item 169); fp16 computed.
-template <class T>
-__device__ __forceinline__ float gelu_of(float act, const uint16_t* __restrict__ gelu_all) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __uint_as_float(uint32_t{__ldg(gelu_all + (__float_as_uint(act) >> 16))} << 16);
-  else
-    return dev::gelu16<T>(act);
-}
-
 // The narrow layout's outputs: accumulator register 4c + 2h + e is token row 16 warp + lane / 4 + 8h,
 // W row col0 + 8c + 2 (lane % 4) + e. b: load_bias's values.
 // rope_base >= 0 (the rope form's rotated heads): column block c is instead at rope_base + 8 (c % 2)
 // + 32 (c / 2) (narrow_rope_rows).
 template <class T, SmallGemmForm kForm>
 __device__ __forceinline__ void store_narrow(const float (&d)[16], void* out, const float (&b)[8], bool has_bias,
-                                             int relu, int m, int n, int col0, int split, int rope_base,
-                                             const uint16_t* __restrict__ gelu_all) {
+                                             int relu, int m, int n, int col0, int split, int rope_base) {
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int row = warp * 16 + (lane >> 2), col = 2 * (lane & 3);
 #pragma unroll
@@ -120,7 +108,7 @@ __device__ __forceinline__ void store_narrow(const float (&d)[16], void* out, co
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const float act = dev::round16<T>(d[4 * c + 2 * h + e]), mul = dev::round16<T>(d[4 * (c + 2) + 2 * h + e]);
-          v[e] = __fmul_rn(gelu_of<T>(act, gelu_all), mul);
+          v[e] = __fmul_rn(dev::gelu16<T>(act), mul);
         }
         *reinterpret_cast<uint32_t*>(static_cast<T*>(out) + static_cast<size_t>(r) * n + col0 + 8 * c + col) =
             dev::pack16<T>(v[0], v[1]);
@@ -155,8 +143,7 @@ __device__ __forceinline__ void store_narrow(const float (&d)[16], void* out, co
 // tokens; each sends the other the value of the token the other stores. bias: load_bias's values.
 template <class T, SmallGemmForm kForm, int kN>
 __device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, const float (&bias)[8], bool has_bias,
-                                           int relu, int m, int n, int col0, int split,
-                                           const uint16_t* __restrict__ gelu_all) {
+                                           int relu, int m, int n, int col0, int split) {
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int t0 = 2 * (lane & 3);   // + 8c: this thread's first token of column block c
   const bool even = (lane & 4) == 0;  // holds the even output of its pair
@@ -188,7 +175,7 @@ __device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, 
       for (int e = 0; e < 2; ++e) {
         if constexpr (kForm == SmallGemmForm::geglu) {
           const float act = dev::round16<T>(d[4 * c + e]), mul = dev::round16<T>(d[4 * c + 2 + e]);
-          v[e] = __fmul_rn(gelu_of<T>(act, gelu_all), mul);
+          v[e] = __fmul_rn(dev::gelu16<T>(act), mul);
         } else {
           v[e] = d[4 * c + 2 * h + e];
           if (has_bias) v[e] = __fadd_rn(v[e], b);
@@ -296,7 +283,7 @@ __device__ __forceinline__ void rotate_pairs(float (&d)[kN / 2], const float (&c
 template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* out,
-                      const T* bias, const uint16_t* gelu_all, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline,
+                      const T* bias, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline,
                       RopeTables rope) {
 #ifdef LAYA_HAS_WGMMA
   using L = Layout<kWide, kN>;
@@ -416,9 +403,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   if constexpr (kWide)
-    store_wide<T, kForm, kN>(d, out, b, bias != nullptr, relu, m, n, col0, split, gelu_all);
+    store_wide<T, kForm, kN>(d, out, b, bias != nullptr, relu, m, n, col0, split);
   else
-    store_narrow<T, kForm>(d, out, b, bias != nullptr, relu, m, n, col0, split, rope_base, gelu_all);
+    store_narrow<T, kForm>(d, out, b, bias != nullptr, relu, m, n, col0, split, rope_base);
   if constexpr (kTimeline)
     if (threadIdx.x == 0) stamp(rec, SmallGemmEvent::exit);
 #endif
@@ -444,7 +431,7 @@ void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(a.n / L::template outputs<kForm>()), static_cast<unsigned>(a.splits));
   const RopeTables rope{a.rope_pos, a.rope_cos, a.rope_sin, a.rope_len, a.rope_cols};
   launch_kernel_smem(kernel, grid, dim3(kThreads), L::kSmemBytes, stream, true, x_map, w_map, a.out,
-                     a.bias, a.gelu_all, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits, a.timeline, rope);
+                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits, a.timeline, rope);
 }
 
 template <class T, SmallGemmForm kForm, bool kWide, int kN>
@@ -491,8 +478,6 @@ void launch_small_gemm(const SmallGemmArgs<T>& a, cudaStream_t stream) {
                "small_gemm: operands must be 16-byte aligned");
   LAYA_REQUIRE((a.bias == nullptr && !a.relu) || (a.form == SmallGemmForm::plain && a.bias != nullptr),
                ErrorKind::internal, "small_gemm: a bias (and ReLU, which needs one) in the plain form only");
-  LAYA_REQUIRE(a.form != SmallGemmForm::geglu || a.gelu_all != nullptr || !(std::is_same_v<T, __nv_bfloat16>),
-               ErrorKind::internal, "small_gemm: the bf16 geglu form needs the GELU table of every pattern");
   LAYA_REQUIRE(a.form != SmallGemmForm::rope ||
                    (a.rope_pos && a.rope_cos && a.rope_sin && a.rope_len > 0 && a.rope_cols >= 0 &&
                     a.rope_cols % 64 == 0 && a.rope_cols <= a.n &&

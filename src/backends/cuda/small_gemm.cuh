@@ -78,9 +78,6 @@ struct SmallGemmArgs {
   bool relu = false;         // plain only, with a bias: max(0, .) after it
   bool wide = false;         // the wide layout: 64 W rows a CTA, the tokens as the MMA's N (small_gemm.cu)
   uint64_t* timeline = nullptr;  // diagnostics (SmallGemmEvent): runs the instrumented instance
-  // geglu, bf16: T(gelu(x)) of every bf16 pattern (kGeluAllEntries, launch_fill_gelu_all;
-  // activation.cuh), looked up instead of computed. Unused otherwise.
-  const uint16_t* gelu_all = nullptr;
   // rope only: positions [m] (read before the PDL wait: the staging block, written by the forward's
   // first kernel, which has completed by then — pdl_prologue, common.cuh), the RoPE tables
   // [rope_len, 32] (fp32), and the columns rotated (a multiple of 64: q and k of the QKV output).
