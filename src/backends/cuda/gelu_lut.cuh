@@ -1,10 +1,11 @@
 // bf16 GELU by table: T(gelu(x)) for every bf16 x with |x| in [2^-16, 16), both signs — 20
 // exponents x 128 mantissas per sign, 10 KB. A bf16 activation is exactly one of those patterns, so
 // a lookup gives the same bits as computing gelu16<bf16>(x) (half16.cuh) whenever the table was
-// filled with that same device function (gelu_lut_entry below); outside the range the callers
-// compute. Used by the fused GeGLU GEMM's epilogue (each CTA fills one in shared memory) and by
-// geglu_kernel (the engine's table in global memory, read through L1). The erf polynomial is most
-// of what a GELU costs (docs/benchmarks/cuda.md items 33 and 114).
+// filled with that same device function (gelu_lut_entry below); outside the range geglu_kernel
+// computes and the fused GeGLU GEMM reads the table of every pattern (launch_fill_gelu_all,
+// activation.cuh). Used by the fused GeGLU GEMM's epilogue (each CTA fills one in shared memory) and
+// by geglu_kernel (the engine's table in global memory, read through L1). The erf polynomial is
+// most of what a GELU costs (docs/benchmarks/cuda.md items 33, 114 and 168).
 #pragma once
 
 #include <cstdint>
