@@ -1182,6 +1182,129 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormSumsPartialsAndTheirBias) {
   EXPECT_THROW(launch_add_ln(bad, nullptr), Error) << "a bias without parts";
 }
 
+// The LayerNorm kernels in blocks of 1, 2 and 4 rows (rows_per_block, the engine's
+// layer_norm_rows_per_block), the add+LN's blocks also last row first (reverse_rows): the same
+// bits every way — each row's arithmetic is its warp's — for 19 rows (not a multiple of 2 or 4)
+// and 300 (the lean instances); other block sizes are refused.
+TYPED_TEST(CudaKernelsTyped, LayerNormKernelsGiveTheSameBitsAtEveryRowsPerBlock) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(43);
+  const int32_t d = 1024, vocab = 50;
+  const auto w = randn(rng, d, 0.1f, 1.f), b = randn(rng, d, 0.1f);
+  const auto te = randn(rng, 3 * d);
+  std::vector<uint16_t> table16(static_cast<size_t>(vocab) * d);
+  const auto tf = randn(rng, table16.size(), 0.5f);
+  for (size_t i = 0; i < tf.size(); ++i) table16[i] = checkpoint::f32_to_f16(tf[i]);
+  Dev<float> dw(w), db(b), dte(te);
+  Dev<uint16_t> dtable(table16);
+  for (const int32_t rows : {19, 300}) {
+    const size_t n = static_cast<size_t>(rows) * d;
+    const auto x0 = randn(rng, n, 3.f);
+    const auto parts = randn(rng, 3 * n, 2.f);
+    const auto add = round16<TypeParam>(randn(rng, n));
+    std::vector<int32_t> ids(static_cast<size_t>(rows)), tok_row(static_cast<size_t>(rows)), marks{0, 7, 18, 7};
+    for (int32_t t = 0; t < rows; ++t) {
+      ids[static_cast<size_t>(t)] = (t * 17) % vocab;
+      tok_row[static_cast<size_t>(t)] = t % 3;
+    }
+    const std::vector<int32_t> qt{2, 0, 1};
+    Dev<float> dparts(parts);
+    Dev<TypeParam> dadd(to16<TypeParam>(add));
+    Dev<int32_t> dids(ids), dtr(tok_row), dqt(qt), dm(marks);
+    // Every kernel's outputs (x where it writes x, then y) at one rows_per_block.
+    auto run = [&](int32_t rpb, bool reverse) {
+      std::vector<std::vector<float>> out;
+      Dev<float> dx(n);
+      Dev<TypeParam> dy(n);
+      EmbedLnParams<TypeParam> e;
+      e.ids = dids.get();
+      e.table = reinterpret_cast<const __half*>(dtable.get());
+      e.weight = dw.get();
+      e.x = dx.get();
+      e.y = dy.get();
+      e.tokens = rows;
+      e.d = d;
+      e.vocab = vocab;
+      e.rows_per_block = rpb;
+      launch_embed_ln(e, nullptr);
+      out.push_back(dx.down());
+      out.push_back(from16(dy.down()));
+      for (const int form : {0, 1, 2}) {  // partials (general instance), add with a bias, x alone (lean at 300)
+        Dev<float> dx2(x0);
+        Dev<TypeParam> dy2(n);
+        AddLnParams<TypeParam> a;
+        a.x = dx2.get();
+        a.add_parts = form == 0 ? dparts.get() : nullptr;
+        a.parts = form == 0 ? 3 : 0;
+        a.add = form == 1 ? dadd.get() : nullptr;
+        a.weight = dw.get();
+        a.bias = form == 1 ? db.get() : nullptr;
+        a.y = dy2.get();
+        a.tokens = rows;
+        a.d = d;
+        a.rows_per_block = rpb;
+        a.reverse_rows = reverse;
+        launch_add_ln(a, nullptr);
+        out.push_back(dx2.down());
+        out.push_back(from16(dy2.down()));
+      }
+      Dev<float> dh(x0);
+      Dev<TypeParam> dy3(n);
+      TypeLnParams<TypeParam> tp;
+      tp.x = dh.get();
+      tp.type_emb = dte.get();
+      tp.tok_row = dtr.get();
+      tp.qtypes = dqt.get();
+      tp.weight = dw.get();
+      tp.bias = db.get();
+      tp.y = dy3.get();
+      tp.tokens = rows;
+      tp.d = d;
+      tp.rows_per_block = rpb;
+      launch_type_ln(tp, nullptr);
+      out.push_back(dh.down());
+      out.push_back(from16(dy3.down()));
+      Dev<float> dsrc(x0);
+      Dev<TypeParam> dg(marks.size() * d);
+      GatherLnParams<TypeParam> g;
+      g.x = dsrc.get();
+      g.marker_tok = dm.get();
+      g.weight = dw.get();
+      g.bias = db.get();
+      g.y = dg.get();
+      g.markers = static_cast<int32_t>(marks.size());
+      g.d = d;
+      g.tokens = rows;
+      g.rows_per_block = rpb;
+      launch_gather_ln(g, nullptr);
+      out.push_back(from16(dg.down()));
+      return out;
+    };
+    const auto four = run(kLnMaxRowsPerBlock, false);
+    for (const auto& o : four)
+      for (float v : o) ASSERT_TRUE(std::isfinite(v));
+    for (const int32_t rpb : {1, 2, 4})
+      for (const bool reverse : {false, true}) {
+        if (rpb == kLnMaxRowsPerBlock && !reverse) continue;
+        const auto got = run(rpb, reverse);
+        ASSERT_EQ(got.size(), four.size());
+        for (size_t i = 0; i < got.size(); ++i)
+          EXPECT_EQ(got[i], four[i]) << rows << " rows, output " << i << ", " << rpb << " rows a block, reverse "
+                                     << reverse;
+      }
+  }
+  Dev<float> dx(static_cast<size_t>(d));
+  AddLnParams<TypeParam> bad;
+  bad.x = dx.get();
+  bad.weight = dw.get();
+  bad.tokens = 1;
+  bad.d = d;
+  bad.rows_per_block = 3;
+  EXPECT_THROW(launch_add_ln(bad, nullptr), Error);
+  bad.rows_per_block = 8;
+  EXPECT_THROW(launch_add_ln(bad, nullptr), Error);
+}
+
 TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(23);
