@@ -107,24 +107,6 @@ TEST(CudaBucket, FusedGegluGemmAvoidsAShortSecondRound) {
   EXPECT_TRUE(geglu_gemm_fills_its_rounds(256 * 9, 1024, 0, 25));
 }
 
-TEST(CudaBucket, LayerNormBlocksSpreadSmallBucketsOverTheSms) {
-  EXPECT_EQ(layer_norm_rows_per_block(1, 132), 1);
-  EXPECT_EQ(layer_norm_rows_per_block(48, 132), 1);   // 48 blocks instead of 12
-  EXPECT_EQ(layer_norm_rows_per_block(132, 132), 1);  // one block an SM
-  EXPECT_EQ(layer_norm_rows_per_block(133, 132), 2);
-  EXPECT_EQ(layer_norm_rows_per_block(264, 132), 2);
-  EXPECT_EQ(layer_norm_rows_per_block(265, 132), 4);
-  EXPECT_EQ(layer_norm_rows_per_block(8192, 132), 4);
-  for (int32_t rows = 1; rows <= 2000; ++rows) {
-    const int32_t r = layer_norm_rows_per_block(rows, 132);
-    ASSERT_TRUE(r == 1 || r == 2 || r == 4) << rows;  // norm.cuh's kLnMaxRowsPerBlock
-    // never more blocks than SMs where fewer rows a block would have allowed it
-    if (r > 1) {
-      ASSERT_GT((rows + r / 2 - 1) / (r / 2), 132) << rows;
-    }
-  }
-}
-
 TEST(CudaBucket, ParseShapes) {
   const auto s = parse_shapes("1x48, 4x64,16x512");
   ASSERT_EQ(s.size(), 3u);

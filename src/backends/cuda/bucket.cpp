@@ -104,12 +104,6 @@ bool geglu_gemm_fills_its_rounds(int32_t tokens, int32_t inter, int32_t sms, int
   return !(tiles > sms && (tiles - sms) * 100 < int64_t{min_fill_pct} * sms);
 }
 
-int32_t layer_norm_rows_per_block(int32_t rows, int32_t sms) {
-  if (rows <= sms) return 1;
-  if (rows <= 2 * int64_t{sms}) return 2;
-  return 4;
-}
-
 std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list) {
   std::vector<std::pair<int32_t, int32_t>> out;
   size_t at = 0;

@@ -87,13 +87,6 @@ int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t
 // tokens, 288 = 264 + 24: +0.114; english 1,792, 287 = 264 + 23: +0.101).
 bool geglu_gemm_fills_its_rounds(int32_t tokens, int32_t inter, int32_t sms, int32_t min_fill_pct);
 
-// Rows per block of the LayerNorm kernels (norm.cuh's rows_per_block: a warp a row, 1, 2 or 4 rows a
-// block) for `rows` rows on `sms` SMs: the fewest rows a block that still give every block an SM of
-// its own — 1 up to `sms` rows, 2 up to 2 x `sms`, else 4. A small bucket's add+LN reads its rows'
-// residual and fp32 partials from L2 (16 KB a row at d = 1,024 with three partials): four rows a
-// block put 64 KB through each of 12 SMs at 48 tokens, one row a block 16 KB through each of 48.
-int32_t layer_norm_rows_per_block(int32_t rows, int32_t sms);
-
 // Parses a shape list "1x48,4x64" (rows x tokens per row; spaces allowed, empty = none); throws
 // laya::Error(bad_request) naming the bad item.
 std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list);

@@ -195,10 +195,6 @@ constexpr bool kBusIo = true;
 // programmatically after the kernel before them (graph_memsets.h); LAYA_CUDA_GEMM_MEMSET_KERNELS=0
 // keeps the memset nodes.
 constexpr bool kGemmMemsetKernels = true;
-// The LayerNorm kernels' blocks hold layer_norm_rows_per_block rows (bucket.h: a small bucket's
-// rows spread over as many SMs as there are rows) instead of always four; LAYA_CUDA_LN_SPREAD=0
-// keeps four. The same bits either way.
-constexpr bool kLnSpread = true;
 // bf16: the GeGLU pass after a cuBLASLt MLP input GEMM (129-1,279 tokens) looks T(gelu(a)) up in a
 // 10 KB table instead of computing erf (gelu_lut.cuh; the same bits); LAYA_CUDA_GELU_TABLE=0
 // computes it. Measured on the H200: docs/benchmarks/cuda.md item 114.
@@ -355,10 +351,6 @@ class CudaBackendImpl final : public CudaEngine {
     return geglu_gemm_from_ > 0 && tokens >= geglu_gemm_from_ &&
            geglu_gemm_fills_its_rounds(tokens, dims_.inter, sms_, geglu_gemm_min_fill_);
   }
-  // Rows per block of a LayerNorm kernel over `rows` rows (kLnSpread).
-  int32_t ln_rows(int32_t rows) const {
-    return ln_spread_ ? layer_norm_rows_per_block(rows, sms_) : kLnMaxRowsPerBlock;
-  }
   void record(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
   template <class Elem>
   void record_as(const Bucket& b, const StagingLayout& l, DumpCtx* dumps);
@@ -426,8 +418,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
   bool gemm_memset_kernels_ = kGemmMemsetKernels;  // captured graphs: cuBLASLt's memsets as own kernels
-  bool ln_spread_ = kLnSpread;     // LayerNorm blocks of layer_norm_rows_per_block rows (else 4)
-  bool ln_reverse_ = false;        // experiment: the encoder's add+LN blocks take the rows last to first
   bool gelu_table_ = kGeluTable;   // bf16: geglu_kernel's GELU from the table (else computed; the same bits)
   bool small_tail_ = kSmallTail;   // outside the PDL scopes too, bias GEMMs of <= 128 rows on the small GEMM
   int32_t narrow_carveout_ = kNarrowCarveout;  // the narrow-layout buckets' preferred carveout (-1: none)
@@ -521,8 +511,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   // The residual GEMMs' timed candidates write to ws_.up, which must hold [T, d] floats.
   residual_from_ = up_cols >= 2 * d ? std::max(0, env_int("LAYA_CUDA_RESIDUAL_GEMM_FROM", kResidualGemmFromRows)) : 0;
   lean_add_ln_from_ = std::max(1, env_int("LAYA_CUDA_LEAN_ADD_LN_FROM", kLeanAddLnFromRows));
-  ln_spread_ = env_int("LAYA_CUDA_LN_SPREAD", kLnSpread ? 1 : 0) != 0;
-  ln_reverse_ = env_int("LAYA_CUDA_LN_REVERSE", 0) != 0;
   cluster_rule_ = single_cta_cluster_rule(dims_);
   pdl_all_from_ = std::max(0, env_int("LAYA_CUDA_PDL_ALL_FROM", kPdlAllEdgesFromTokens));
   pdl_all_to_ = std::max(0, env_int("LAYA_CUDA_PDL_ALL_TO", kPdlAllEdgesToTokens));
@@ -626,7 +614,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       "cuda: {} ready: {} weights {} MiB, workspace {} MiB ({} tokens, {} rows, {} markers), {} execution, "
       "MLP-out partials up to {} rows (on the small GEMM {} parts, attention-out {}, decision output GEMMs {}), RoPE "
       "in the small GEMM's QKV epilogue {}, small GEMM {}, GeGLU fused into the MLP-in GEMM {}, residual added by the "
-      "output GEMMs {}, lean add+LNs from {} tokens, LayerNorm blocks of {}, cuBLASLt GEMMs without clusters {}, attention on wgmma {}, "
+      "output GEMMs {}, lean add+LNs from {} tokens, cuBLASLt GEMMs without clusters {}, attention on wgmma {}, "
       "last decision layer on the head's rows {}, inputs and outputs {}, programmatic launches {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
       limits_.max_markers, options.execution, partials_max_rows_, small_mlp_out_splits_, attn_out_splits_,
@@ -646,7 +634,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                             : std::string())
           : std::string("never"),
       residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"), lean_add_ln_from_,
-      ln_spread_ ? "1, 2 or 4 rows (a block an SM where the rows allow)" : "4 rows", cluster_rule_.to_string(),
+      cluster_rule_.to_string(),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
       prune_head_from_ == 1  ? std::string("in every bucket where they fit")
       : prune_head_from_ > 0 ? fmt::format("from {} tokens", prune_head_from_)
@@ -887,7 +875,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   e.d = d;
   e.vocab = dims_.vocab;
   e.eps = dims_.eps;
-  e.rows_per_block = ln_rows(T);
   launch_embed_ln(e, s);
   if (dumps) dumps->f32("embed", ws_.x, dump_rows, d);
 
@@ -986,8 +973,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.tokens = T;
     a.d = d;
     a.eps = dims_.eps;
-    a.rows_per_block = ln_rows(T);
-    a.reverse_rows = ln_reverse_;
     launch_add_ln(a, s);
     up_geglu(y_, as<Elem>(lw.wi), T, i, s);
     // The MLP output GEMM; small buckets write split-K partials that the add+LN below sums (no
@@ -1015,8 +1000,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a2.tokens = T;
     a2.d = d;
     a2.eps = dims_.eps;
-    a2.rows_per_block = ln_rows(T);
-    a2.reverse_rows = ln_reverse_;
     if (i + 1 < L) {
       a2.weight = w_.layers[static_cast<size_t>(i + 1)].attn_norm;
       a2.y = y_;
@@ -1041,7 +1024,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   tp.tokens = T;
   tp.d = d;
   tp.eps = 1e-5f;
-  tp.rows_per_block = ln_rows(T);
   launch_type_ln(tp, s);
   // A decision layer after its attention: out_proj, add+LN, the ReLU FFN and the residual add,
   // over `rows` rows of the attention output `att` and the fp32 residual stream `x` (in place);
@@ -1074,7 +1056,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.tokens = rows;
     a.d = d;
     a.eps = 1e-5f;
-    a.rows_per_block = ln_rows(rows);
     launch_add_ln(a, s);
     linear(GemmArgs<Elem>{y_, as<Elem>(hw.l1_w), as<Elem>(hw.l1_b), up_, rows, dims_.ffn, d, true}, s);
     AddLnParams<Elem> a2;
@@ -1084,7 +1065,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a2.tokens = rows;
     a2.d = d;
     a2.eps = 1e-5f;
-    a2.rows_per_block = ln_rows(rows);
     if (li + 1 < H) {
       a2.weight = w_.head[static_cast<size_t>(li + 1)].n1_w;
       a2.bias = w_.head[static_cast<size_t>(li + 1)].n1_b;
@@ -1156,7 +1136,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   gp.d = d;
   gp.tokens = heads_read_compact ? head_rows : T;
   gp.eps = 1e-5f;
-  gp.rows_per_block = ln_rows(K);
   launch_gather_ln(gp, s);
   linear(GemmArgs<Elem>{my_, as<Elem>(w_.scorer_fc1_w), as<Elem>(w_.scorer_fc1_b), mh_, K, d, d, false}, s);
   SmallLinearParams<Elem> sl;  // GELU applied to its inputs as it reads them

@@ -9,9 +9,7 @@ namespace laya::cuda {
 namespace {
 
 constexpr int kMaxPairs = kMaxHidden / 64;  // pairs per lane
-
-// The block's first row: a warp per row, rows_per_block warps a block.
-__device__ __forceinline__ int warp_row() { return blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); }
+constexpr int kRowsPerBlock = 4;
 
 // The lane's share of a LayerNorm's weight and optional bias, loaded when a kernel starts so the
 // loads overlap the row's loads and reductions instead of following them. The kernels load them
@@ -96,7 +94,7 @@ __device__ __forceinline__ void load_f32(const float* src, float (&v)[2 * kMaxPa
 template <class T>
 __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
   const int lane = threadIdx.x & 31;
-  const int row = warp_row();
+  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   const int np = p.d / 64;
   Affine af;
   if (row < p.tokens) load_affine(af, p.weight, nullptr, np, lane);
@@ -129,7 +127,7 @@ template <class T, int kForm>
 __global__ void add_ln_kernel(AddLnParams<T> p) {
   constexpr bool kLean = kForm != kAnyForm;
   const int lane = threadIdx.x & 31;
-  const int row = p.reverse_rows ? (gridDim.x - 1 - blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5) : warp_row();
+  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   const int np = p.d / 64;
   Affine af;
   if (row < p.tokens && (kLean || p.weight != nullptr))
@@ -190,7 +188,7 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
 template <class T>
 __global__ void type_ln_kernel(TypeLnParams<T> p) {
   const int lane = threadIdx.x & 31;
-  const int row = warp_row();
+  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   const int np = p.d / 64;
   // Before the wait: the LayerNorm's weights and the row's type embedding — the question type comes
   // from the staging block, which the forward's first kernel wrote and which is complete by now
@@ -219,7 +217,7 @@ __global__ void type_ln_kernel(TypeLnParams<T> p) {
 template <class T>
 __global__ void gather_ln_kernel(GatherLnParams<T> p) {
   const int lane = threadIdx.x & 31;
-  const int k = warp_row();
+  const int k = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   const int np = p.d / 64;
   Affine af;
   int t = 0;
@@ -241,19 +239,7 @@ void check_d(int32_t d, const char* what) {
                "{}: hidden size {} unsupported (multiple of 64, at most {})", what, d, 64 * kMaxPairs);
 }
 
-void check_rows_per_block(int32_t rows_per_block, const char* what) {
-  LAYA_REQUIRE(rows_per_block == 1 || rows_per_block == 2 || rows_per_block == kLnMaxRowsPerBlock, ErrorKind::internal,
-               "{}: {} rows per block (1, 2 or {})", what, rows_per_block, kLnMaxRowsPerBlock);
-}
-
-// Launches `kernel` over `rows` rows, a warp each, rows_per_block a block (validated first).
-template <class Kernel, class Params>
-void launch_rows(Kernel kernel, int32_t rows, int32_t rows_per_block, const char* what, cudaStream_t stream, bool pdl,
-                 const Params& p) {
-  check_rows_per_block(rows_per_block, what);
-  const auto grid = static_cast<unsigned>((rows + rows_per_block - 1) / rows_per_block);
-  launch_kernel(kernel, grid, static_cast<unsigned>(32 * rows_per_block), stream, pdl, p);
-}
+unsigned grid_for(int32_t rows) { return static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock); }
 
 }  // namespace
 
@@ -263,7 +249,7 @@ void launch_embed_ln(const EmbedLnParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.ids && p.table && p.weight && p.x && p.y && p.tokens >= 0 && p.vocab > 0, ErrorKind::internal,
                "embed_ln: bad parameters");
   if (p.tokens == 0) return;
-  launch_rows(embed_ln_kernel<T>, p.tokens, p.rows_per_block, "embed_ln", stream, false, p);
+  launch_kernel(embed_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, false, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
@@ -280,7 +266,7 @@ void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
   auto* kernel = !lean                ? add_ln_kernel<T, kAnyForm>
                  : p.bias == nullptr ? add_ln_kernel<T, kWeightForm>
                                      : add_ln_kernel<T, kWeightBiasForm>;
-  launch_rows(kernel, p.tokens, p.rows_per_block, "add_ln", stream, true, p);
+  launch_kernel(kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
@@ -290,7 +276,7 @@ void launch_type_ln(const TypeLnParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.x && p.type_emb && p.tok_row && p.qtypes && p.weight && p.y && p.tokens >= 0, ErrorKind::internal,
                "type_ln: bad parameters");
   if (p.tokens == 0) return;
-  launch_rows(type_ln_kernel<T>, p.tokens, p.rows_per_block, "type_ln", stream, true, p);
+  launch_kernel(type_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
@@ -300,7 +286,7 @@ void launch_gather_ln(const GatherLnParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.x && p.marker_tok && p.weight && p.y && p.markers >= 0 && p.tokens > 0, ErrorKind::internal,
                "gather_ln: bad parameters");
   if (p.markers == 0) return;
-  launch_rows(gather_ln_kernel<T>, p.markers, p.rows_per_block, "gather_ln", stream, true, p);
+  launch_kernel(gather_ln_kernel<T>, grid_for(p.markers), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

@@ -16,11 +16,6 @@ namespace laya::cuda {
 // LayerNorm family here and the act-head features (heads.cu); the engine refuses wider checkpoints.
 constexpr int32_t kMaxHidden = 1024;
 
-// Rows (warps) per block of the LayerNorm kernels: 1, 2 or 4 (each Params' rows_per_block; the
-// engine's choice is layer_norm_rows_per_block, bucket.h). Each row's arithmetic is the same
-// whatever the block, so the outputs are bitwise the same at every value (kernel test).
-constexpr int32_t kLnMaxRowsPerBlock = 4;
-
 // x = LN(table[ids]) * weight (fp32, no bias); y = T(x).
 template <class T>
 struct EmbedLnParams {
@@ -31,7 +26,6 @@ struct EmbedLnParams {
   T* y = nullptr;                 // [tokens, d]
   int32_t tokens = 0, d = 0, vocab = 0;
   float eps = 1e-5f;
-  int32_t rows_per_block = kLnMaxRowsPerBlock;
 };
 template <class T>
 void launch_embed_ln(const EmbedLnParams<T>& p, cudaStream_t stream);
@@ -65,9 +59,7 @@ struct AddLnParams {
   float* norm_out = nullptr;
   int32_t tokens = 0, d = 0;
   float eps = 1e-5f;
-  int32_t rows_per_block = kLnMaxRowsPerBlock;
   int32_t lean_from_rows = kLeanAddLnFromRows;
-  bool reverse_rows = false;  // blocks take the rows last to first (experiment: LAYA_CUDA_LN_REVERSE; the same bits)
 };
 template <class T>
 void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream);
@@ -84,7 +76,6 @@ struct TypeLnParams {
   T* y = nullptr;
   int32_t tokens = 0, d = 0;
   float eps = 1e-5f;
-  int32_t rows_per_block = kLnMaxRowsPerBlock;
 };
 template <class T>
 void launch_type_ln(const TypeLnParams<T>& p, cudaStream_t stream);
@@ -99,7 +90,6 @@ struct GatherLnParams {
   T* y = nullptr;
   int32_t markers = 0, d = 0, tokens = 0;
   float eps = 1e-5f;
-  int32_t rows_per_block = kLnMaxRowsPerBlock;
 };
 template <class T>
 void launch_gather_ln(const GatherLnParams<T>& p, cudaStream_t stream);
