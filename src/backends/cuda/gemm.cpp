@@ -17,15 +17,6 @@ Gemm::Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m, SingleC
       workspace_bytes_(workspace_bytes),
       tune_from_m_(tune_from_m),
       single_cta_cluster_(std::move(single_cta_cluster)) {
-  // Experiment knobs of the timing (read once): how many of the heuristic's candidates are timed,
-  // and each with how many warm-up and timed runs.
-  auto knob = [](const char* name, int32_t fallback, int32_t lo, int32_t hi) {
-    const char* v = std::getenv(name);
-    return v == nullptr || *v == 0 ? fallback : std::clamp(std::atoi(v), lo, hi);
-  };
-  tune_candidates_ = knob("LAYA_CUDA_GEMM_TUNE_CANDIDATES", kTuneCandidates, 1, kMaxCandidates);
-  tune_warm_ = knob("LAYA_CUDA_GEMM_TUNE_WARM", kTuneWarm, 0, 1000);
-  tune_reps_ = knob("LAYA_CUDA_GEMM_TUNE_REPS", kTuneReps, 1, 1000);
   LAYA_CUBLAS_CHECK(cublasLtCreate(&handle_));
 }
 
@@ -91,10 +82,11 @@ Gemm::Plan& Gemm::plan_for(const Call& a, int epilogue, cudaStream_t stream) {
     const uint32_t none = CUBLASLT_REDUCTION_SCHEME_NONE;  // refused: the default preference stays
     (void)cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &none, sizeof(none));
   }
-  cublasLtMatmulHeuristicResult_t results[kMaxCandidates]{};
+  constexpr int kCandidates = 16;
+  cublasLtMatmulHeuristicResult_t results[kCandidates]{};
   int found = 0;
   const cublasStatus_t st =
-      cublasLtMatmulAlgoGetHeuristic(handle_, p.op, p.la, p.lb, p.lc, p.lc, pref, kMaxCandidates, results, &found);
+      cublasLtMatmulAlgoGetHeuristic(handle_, p.op, p.la, p.lb, p.lc, p.lc, pref, kCandidates, results, &found);
   cublasLtMatmulPreferenceDestroy(pref);
   if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
     cublasLtMatrixLayoutDestroy(p.la);
@@ -147,6 +139,7 @@ int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int f
     cudaGetLastError();
     return 0;
   }
+  constexpr int kTimed = 8, kWarm = 2, kReps = 5;
   if (a.bias != nullptr)
     LAYA_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a.bias, sizeof(a.bias)));
@@ -158,16 +151,16 @@ int Gemm::fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int f
   const float alpha = 1.f, beta = a.accumulate ? 1.f : 0.f;
   int best = 0;
   float best_ms = 1e30f;
-  for (int i = 0; i < std::min(found, tune_candidates_); ++i) {
+  for (int i = 0; i < std::min(found, kTimed); ++i) {
     if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
     auto once = [&] {
       return cublasLtMatmul(handle_, p.op, &alpha, a.w, p.la, a.in, p.lb, &beta, a.out, p.lc, timed_out, p.lc,
                             &results[i].algo, workspace_, workspace_bytes_, stream);
     };
     bool ok = true;
-    for (int r = 0; r < tune_warm_ && ok; ++r) ok = once() == CUBLAS_STATUS_SUCCESS;
+    for (int r = 0; r < kWarm && ok; ++r) ok = once() == CUBLAS_STATUS_SUCCESS;
     ok = ok && cudaEventRecord(start, stream) == cudaSuccess;
-    for (int r = 0; r < tune_reps_ && ok; ++r) ok = once() == CUBLAS_STATUS_SUCCESS;
+    for (int r = 0; r < kReps && ok; ++r) ok = once() == CUBLAS_STATUS_SUCCESS;
     ok = ok && cudaEventRecord(stop, stream) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess;
     float ms = 0.f;
     ok = ok && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;

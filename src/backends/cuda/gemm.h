@@ -113,11 +113,6 @@ class Gemm {
   Plan& plan_for(const Call& a, int epilogue, cudaStream_t stream);
   int fastest(Plan& p, const cublasLtMatmulHeuristicResult_t* results, int found, const Call& a, cudaStream_t stream);
 
-  static constexpr int kMaxCandidates = 16;  // asked of the heuristic
-  // Timing (tunes(m)): the first kTuneCandidates, each kTuneWarm + kTuneReps runs
-  // (LAYA_CUDA_GEMM_TUNE_CANDIDATES / _WARM / _REPS).
-  static constexpr int kTuneCandidates = 8, kTuneWarm = 2, kTuneReps = 5;
-  int tune_candidates_ = kTuneCandidates, tune_warm_ = kTuneWarm, tune_reps_ = kTuneReps;
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;
