@@ -8,6 +8,8 @@
 //   weight rows a CTA; N = 128 / 256 calibrate the tensor cores' peak;
 //   wait<1>: the engine's loop (commit a k-tile, wait for the one before); wait-end: every k-tile
 //   issued, one wait at the end; 2 WG: two consumer warpgroups, even and odd k-tiles.
+// The fused GeGLU GEMM's consumer loop without loads (fused_loop_kernel, session 36): its MMAs and
+// stage ring alone, with and without the barriers, one and two wgmma groups in flight.
 // And the register-A form (session 19's lead, docs/benchmarks/cuda.md item 112): N = 64, the 64
 // weight rows as wgmma's A operand from registers, loaded by 16-byte global loads from a buffer far
 // larger than L2 (fresh memory each run: they stream from DRAM as the weights do), kAhead k-tiles
@@ -30,6 +32,8 @@
 #include <vector>
 
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/half16.cuh"
+#include "backends/cuda/tma.cuh"
 #include "backends/cuda/wgmma.cuh"
 #include "bench_common.h"
 
@@ -224,6 +228,110 @@ void run_rs(int tiles, int ctas, const uint4* w, size_t w_vec4, unsigned long lo
               worst, med / 1980.0, bytes_per_cycle * 1.98);
 }
 
+// The fused GeGLU GEMM's consumer side (geglu_gemm.cu) without loads or epilogue: item 168's
+// "MMAs and the ring only" variant, isolated. Four consumer warpgroups, each m64n128k16 on its 64-row
+// slice of a 256-row A box against the 128 W rows of the stage, over a 4-stage ring of 48 KB stages
+// that a producer thread runs with mbarriers (no bytes: its arrival on "full" completes the phase),
+// tiles of 16 k-tiles (K = 1,024), the accumulators packed to 16 bits and zeroed between tiles as the
+// kernel does before its deferred epilogue. kRing false: the same loop without the barriers (the
+// stages are cycled, their contents never change). kDepth: wgmma groups a warpgroup keeps in flight
+// (the kernel: 1 — wait<1>, then the stage of the k-tile before goes back). Cycles a tile a CTA.
+constexpr int kFusedConsumers = 4, kFusedK = 16;
+constexpr int kFusedABytes = 64 * kFusedConsumers * 128, kFusedStage = kFusedABytes + 128 * 128;
+constexpr int kFusedSmem = kStages * kFusedStage + 1024 + 2 * kStages * 8;
+
+template <bool kRing, int kDepth>
+__global__ void __launch_bounds__(128 * (kFusedConsumers + 1), 1)
+    fused_loop_kernel(int tiles, unsigned long long* cycles, float* sink) {
+#ifdef LAYA_HAS_WGMMA
+  namespace dev = laya::cuda::dev;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kFusedStage);
+  uint64_t* empty = full + kStages;
+  for (int i = threadIdx.x; i < kStages * kFusedStage / 4; i += blockDim.x)
+    reinterpret_cast<uint32_t*>(smem)[i] = 0x3c003c00u * (i & 1);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      dev::mbar_init(&full[s], 1);
+      dev::mbar_init(&empty[s], 4 * kFusedConsumers);  // one arrival per consumer warp, as the kernel
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  dev::fence_proxy_async_smem();
+  __syncthreads();
+  const int wg = static_cast<int>(threadIdx.x) / 128, lane = static_cast<int>(threadIdx.x) % 32;
+  const long long t0 = clock64();
+  if (wg == kFusedConsumers) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
+    if (kRing && threadIdx.x % 128 == 0)
+      for (int it = 0; it < tiles * kFusedK; ++it) {
+        const int s = it % kStages;
+        if (it >= kStages) dev::mbar_wait(&empty[s], ((it / kStages) - 1) & 1);
+        dev::mbar_arrive(&full[s]);
+      }
+    return;
+  }
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 112;\n");
+  uint32_t pk[32];
+#pragma unroll
+  for (int j = 0; j < 32; ++j) pk[j] = 0;
+  int it = 0;
+  for (int t = 0; t < tiles; ++t) {
+    float acc[64];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) acc[j] = 0.f;
+    for (int i = 0; i < kFusedK; ++i, ++it) {
+      const int s = it % kStages;
+      if constexpr (kRing) dev::mbar_wait(&full[s], (it / kStages) & 1);
+      const unsigned char* a = smem + s * kFusedStage + wg * (kFusedABytes / kFusedConsumers);
+      const unsigned char* b = smem + s * kFusedStage + kFusedABytes;
+      dev::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) mma<128>(acc, dev::sw128_desc(a + kk * 32), dev::sw128_desc(b + kk * 32));
+      dev::wgmma_commit();
+      dev::wgmma_wait<kDepth>();
+      if (kRing && i >= kDepth && lane == 0) dev::mbar_arrive(&empty[(it - kDepth) % kStages]);
+    }
+    dev::wgmma_wait<0>();
+    if (kRing && lane == 0)
+      for (int j = kDepth; j >= 1; --j) dev::mbar_arrive(&empty[(it - j) % kStages]);
+#pragma unroll
+    for (int j = 0; j < 64; ++j) dev::fence_reg(acc[j]);
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) pk[4 * i + j] ^= dev::pack16<__nv_bfloat16>(acc[4 * i + j], acc[4 * (i + 8) + j]);
+  }
+  const long long t1 = clock64();
+  if (threadIdx.x % 128 == 0) cycles[blockIdx.x * kFusedConsumers + wg] = static_cast<unsigned long long>(t1 - t0);
+  uint32_t x = 0;
+#pragma unroll
+  for (int j = 0; j < 32; ++j) x ^= pk[j];
+  if (x == 12345u) sink[threadIdx.x] = 1.f;  // keeps the MMAs
+#endif
+}
+
+template <bool kRing, int kDepth>
+void run_fused(const char* what, int tiles, unsigned long long* cycles, float* sink) {
+  auto kernel = fused_loop_kernel<kRing, kDepth>;
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kFusedSmem), "smem");
+  constexpr int ctas = 132;
+  std::vector<double> per_tile;
+  for (int rep = 0; rep < 3; ++rep) {
+    kernel<<<ctas, 128 * (kFusedConsumers + 1), kFusedSmem>>>(tiles, cycles, sink);
+    check(cudaGetLastError(), "launch");
+    std::vector<unsigned long long> c(static_cast<size_t>(ctas) * kFusedConsumers);
+    check(cudaMemcpy(c.data(), cycles, c.size() * 8, cudaMemcpyDeviceToHost), "cycles");
+    for (const auto v : c) per_tile.push_back(static_cast<double>(v) / tiles);
+  }
+  std::sort(per_tile.begin(), per_tile.end());
+  const double med = per_tile[per_tile.size() / 2];
+  const double macs = 256.0 * 128 * 64 * kFusedK;  // a tile
+  std::printf("%-40s %2d tiles a CTA  %8.0f cycles a tile (%.2f us at 1.98 GHz), %5.0f MAC/cycle an SM (%.0f %% of 2,020)\n",
+              what, tiles, med, med / 1980.0, macs / med, 100.0 * macs / med / 2020.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -237,7 +345,7 @@ int main(int argc, char** argv) {
   }
   unsigned long long* cycles = nullptr;
   float* sink = nullptr;
-  check(cudaMalloc(&cycles, 2 * 132 * 8), "alloc");
+  check(cudaMalloc(&cycles, kFusedConsumers * 132 * 8), "alloc");  // a record per warpgroup and CTA
   check(cudaMalloc(&sink, 256 * 4), "alloc");
   std::printf("%d k-tiles of 64 a warpgroup (2 WG: split between them); operands in shared memory\n", tiles);
   for (const int ctas : {1, 132}) {
@@ -274,6 +382,13 @@ int main(int argc, char** argv) {
     run_rs<8, 0, false, true>(l2_tiles, ctas, w, w_vec4, cycles, sink);
     run_rs<8, 0, true, true>(l2_tiles, ctas, w, w_vec4, cycles, sink);
     run_rs<8, 0, true, false>(l2_tiles, ctas, w, w_vec4, cycles, sink);
+  }
+  std::printf("the fused GeGLU GEMM's consumers (4 warpgroups of m64n128k16, 16 k-tiles a tile), no loads, 132 CTAs\n");
+  for (const int t : {1, 3, 10}) {
+    run_fused<false, 1>("no ring, wait<1>", t, cycles, sink);
+    run_fused<true, 1>("ring, wait<1> (the kernel)", t, cycles, sink);
+    run_fused<true, 2>("ring, wait<2>", t, cycles, sink);
+    run_fused<false, 2>("no ring, wait<2>", t, cycles, sink);
   }
   run<64, 1, true>("N=64 wait<1>, both from shared (ref.)", tiles, 82, cycles, sink);
   run<48, 1, true>("N=48 wait<1>, both from shared (ref.)", l2_tiles, 48, cycles, sink);
