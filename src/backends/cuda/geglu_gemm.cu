@@ -9,6 +9,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/gelu_lut.cuh"
 #include "backends/cuda/half16.cuh"
+#include "backends/cuda/mma.cuh"
 #include "backends/cuda/tile.h"
 #include "backends/cuda/tma.cuh"
 #include "backends/cuda/wgmma.cuh"
@@ -172,11 +173,39 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
+  // Before the programmatic wait, what does not come from the previous kernel (docs/benchmarks/
+  // cuda.md item 176): the producer requests the W boxes of the CTA's first stages (weights, from
+  // DRAM: the longest trip of the kernel's start), and the consumers copy the GELU table into shared
+  // memory from the table of every pattern (its two 5 KB ranges; the same entries gelu_lut_entry
+  // computes) — filling it here by computing erf took ≈ 1.6 us after the wait. The copy is waited
+  // for only before the first epilogue chunk, after the CTA's first tile (table_ready below).
+  const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
+  const int early = static_cast<int>(blockIdx.x) < tiles ? (k_tiles < kStages ? k_tiles : kStages) : 0;
+  if (wg == kConsumers && tid == 0) {
+    const int n0 = (static_cast<int>(blockIdx.x) % n_tiles) * kBN;
+    for (int i = 0; i < early; ++i) {
+      unsigned char* st = smem + i * kStageBytes;
+      mbar_expect_tx(&full[i], kStageBytes);
+      tma_load(st + kATile, &w_map, &full[i], i * kBK, n0);                      // act rows
+      tma_load(st + kATile + kBTile / 2, &w_map, &full[i], i * kBK, inter + n0);  // their mul rows
+    }
+  }
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    if (wg < kConsumers) {
+      // 640 chunks of 16 bytes: [0, 320) the positive half (bf16 bits (kGeluLutExpLo << 7) + j),
+      // [320, 640) the negative one (the same + 0x8000).
+      constexpr int kChunks16 = kGeluLutBytes / 16, kHalfChunks = kChunks16 / 2;
+      for (int j = static_cast<int>(threadIdx.x); j < kChunks16; j += 128 * kConsumers) {
+        const uint32_t first = (j >= kHalfChunks ? 0x8000u : 0u) + (kGeluLutExpLo << 7) + 8u * (j % kHalfChunks);
+        dev::cp_async16(gelu_lut + 8 * j, gelu_all + first, true);
+      }
+      dev::cp_async_commit();
+    }
+  }
   dev::pdl_prologue();  // the activations come from the previous kernel
   // Persistent: CTA b takes tiles b, b + grid, ... (output column tiles fastest, so the CTAs of a
   // wave share A rows). The stage ring runs on across tiles: the producer loads the next tile's
   // first stages while the consumers finish this one and run its epilogue.
-  const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
   if (wg == kConsumers) {  // the producer warpgroup; one thread issues the loads
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
     if (tid == 0) {
@@ -185,8 +214,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
         for (int i = 0; i < k_tiles; ++i, ++it) {
           const int s = it % kStages;
-          if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) - 1) & 1);
           unsigned char* st = smem + s * kStageBytes;
+          if (it < early) {  // its W boxes are on their way
+            tma_load(st, &a_map, &full[s], i * kBK, m0);
+            continue;
+          }
+          if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) - 1) & 1);
           mbar_expect_tx(&full[s], kStageBytes);
           tma_load(st, &a_map, &full[s], i * kBK, m0);
           tma_load(st + kATile, &w_map, &full[s], i * kBK, n0);                      // act rows
@@ -197,17 +230,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
-  // The GELU table is filled by the consumers while the producer's first stages load: its first
-  // reader is the first tile's epilogue (during the CTA's second tile, or after its loop), so the
-  // fill no longer delays the first TMA requests (docs/benchmarks/cuda.md item 48). Named barrier 1
-  // joins the consumer warpgroups only.
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    for (int i = static_cast<int>(threadIdx.x); i < kGeluLutEntries; i += 128 * kConsumers) {
-      const uint16_t v = dev::gelu_lut_entry(i);
-      asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(lut_at + 2 * i), "h"(v) : "memory");
+  // The GELU table's copy, complete and visible to every consumer: once, before the CTA's first
+  // epilogue chunk (its second tile, or the epilogue after its loop). Named barrier 1 joins the
+  // consumer warpgroups only; every consumer reaches it at the same tile, whatever path it takes.
+  auto table_ready = [] {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      dev::cp_async_wait<0>();
+      asm volatile("bar.sync 1, %0;\n" ::"n"(128 * kConsumers) : "memory");
     }
-    asm volatile("bar.sync 1, %0;\n" ::"n"(128 * kConsumers) : "memory");
-  }
+  };
+  int tiles_done = 0;
   const int c = wg;  // this consumer's 64 rows of each tile
   const int warp = tid >> 5, lane = tid & 31;
   // Accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul partners for
@@ -216,7 +248,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint32_t pk[32];             // the finished tile's (act, mul) pairs, rounded to T
   int pk_row = -1, pk_col = 0;  // where they go (pk_row < 0: nothing pending)
   int it = 0;
-  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x), ++tiles_done) {
+    if (tiles_done == 1) table_ready();
     const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
     // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
     const bool pending = pk_row >= 0;
@@ -286,6 +319,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     pk_row = m0 + row_in_tile;
     pk_col = n0 + col_in_tile;
   }
+  if (tiles_done == 1) table_ready();
   if (pk_row >= 0) {
 #pragma unroll
     for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);

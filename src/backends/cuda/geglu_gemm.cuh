@@ -35,8 +35,9 @@ struct GegluGemmArgs {
   // rows are never stored) where that shortens the kernel's last round (its tiles all in the last
   // row tile). false: every warpgroup multiplies its zero-filled rows (LAYA_CUDA_GEGLU_SKIP_PAST_M=0).
   bool skip_rows_past_m = true;
-  // bf16: the GELU table of every pattern (kGeluAllEntries, launch_fill_gelu_all; activation.cuh),
-  // read for the activations outside the kernel's shared table. Unused for fp16.
+  // bf16: the GELU table of every pattern (kGeluAllEntries, launch_fill_gelu_all; activation.cuh):
+  // each CTA copies its shared table (|act| in [2^-16, 16)) from it and reads the activations
+  // outside that range from it. Unused for fp16.
   const uint16_t* gelu_all = nullptr;
 };
 
