@@ -27,9 +27,10 @@ constexpr int kStages = 4;                        // TMA pipeline depth
 constexpr int kATile = kBM * kBK * 2;             // 32 KB
 constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
 constexpr int kStageBytes = kATile + kBTile;
-// bf16: the epilogue's T(gelu(act)) by table (gelu_lut.cuh), which each CTA fills in shared memory;
-// the erf polynomial was ~30 of the epilogue's ~45 instructions per output. Measured: -2 % per call
-// at 16x512 (docs/benchmarks/cuda.md item 33).
+// bf16: the epilogue's T(gelu(act)) by table (gelu_lut.cuh), which each CTA copies into shared
+// memory from the table of every pattern (GegluGemmArgs::gelu_all); the erf polynomial was ~30 of
+// the epilogue's ~45 instructions per output. Measured: -2 % per call at 16x512
+// (docs/benchmarks/cuda.md item 33).
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kGeluLutBytes + 1024;  // + barriers, table, alignment slack
 // Warpgroups 0..kConsumers-1: consumers; warpgroup kConsumers: the producer. The launch gives every
 // thread 96 registers (five warps share each scheduler's 16,384); the producer then gives up all but
@@ -177,8 +178,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // cuda.md item 176): the producer requests the W boxes of the CTA's first stages (weights, from
   // DRAM: the longest trip of the kernel's start), and the consumers copy the GELU table into shared
   // memory from the table of every pattern (its two 5 KB ranges; the same entries gelu_lut_entry
-  // computes) — filling it here by computing erf took ≈ 1.6 us after the wait. The copy is waited
-  // for only before the first epilogue chunk, after the CTA's first tile (table_ready below).
+  // computes) — computing them here took ≈ 1.6 us after the wait, and the first stage's W boxes
+  // arrived ≈ 1.9 us after it. The copy is waited for only before the first epilogue chunk, after
+  // the CTA's first tile (table_ready below).
   const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
   const int early = static_cast<int>(blockIdx.x) < tiles ? (k_tiles < kStages ? k_tiles : kStages) : 0;
   if (wg == kConsumers && tid == 0) {

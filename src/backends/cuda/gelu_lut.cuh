@@ -3,7 +3,8 @@
 // a lookup gives the same bits as computing gelu16<bf16>(x) (half16.cuh) whenever the table was
 // filled with that same device function (gelu_lut_entry below); outside the range geglu_kernel
 // computes and the fused GeGLU GEMM reads the table of every pattern (launch_fill_gelu_all,
-// activation.cuh). Used by the fused GeGLU GEMM's epilogue (each CTA fills one in shared memory) and
+// activation.cuh). Used by the fused GeGLU GEMM's epilogue (each CTA copies one into shared memory
+// from the table of every pattern, whose entries for these patterns are the same) and
 // by geglu_kernel (the engine's table in global memory, read through L1). The erf polynomial is
 // most of what a GELU costs (docs/benchmarks/cuda.md items 33, 114 and 168).
 #pragma once
