@@ -11,7 +11,7 @@ log "call 9 start, bundled from $(bundle_commit)"
 synth_layout english > /dev/null
 CK=/tmp/ck-english
 LAYA_VARIANTS="base:LAYA_BENCH_BIN=laya-engine-base both:LAYA_X=0 copy:LAYA_CUDA_GEGLU_EARLY_W=0" \
-LAYA_BENCH_SHAPES=10x128,3x512,4x464,5x512,8x512 LAYA_BENCH_ROUNDS=4 LAYA_BENCH_ITERS=40 OUT=$OUT/ab \
+LAYA_BENCH_SHAPES=10x128,3x512,4x464,5x512,8x512 LAYA_BENCH_ROUNDS=3 LAYA_BENCH_ITERS=40 OUT=$OUT/ab \
   timeout 240 bash .gpu/run_env_variants.sh > /dev/null 2>&1
 log "variants rc=$?"
 grep -v "^==" $OUT/ab/summary.txt >> $OUT/summary.txt
