@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // arrived ≈ 1.9 us after it. The copy is waited for only before the first epilogue chunk, after
   // the CTA's first tile (table_ready below).
   const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
-  const int early = static_cast<int>(blockIdx.x) < tiles ? (k_tiles < kStages ? k_tiles : kStages) : 0;
+  const int early = k_tiles < kStages ? k_tiles : kStages;  // the grid holds at most `tiles` CTAs
   if (wg == kConsumers && tid == 0) {
     const int n0 = (static_cast<int>(blockIdx.x) % n_tiles) * kBN;
     for (int i = 0; i < early; ++i) {
@@ -194,13 +194,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     if (wg < kConsumers) {
-      // 640 chunks of 16 bytes: [0, 320) the positive half (bf16 bits (kGeluLutExpLo << 7) + j),
-      // [320, 640) the negative one (the same + 0x8000).
-      constexpr int kChunks16 = kGeluLutBytes / 16, kHalfChunks = kChunks16 / 2;
-      for (int j = static_cast<int>(threadIdx.x); j < kChunks16; j += 128 * kConsumers) {
-        const uint32_t first = (j >= kHalfChunks ? 0x8000u : 0u) + (kGeluLutExpLo << 7) + 8u * (j % kHalfChunks);
-        dev::cp_async16(gelu_lut + 8 * j, gelu_all + first, true);
-      }
+      // 640 chunks of 8 entries (16 bytes), each 8 consecutive patterns of one sign.
+      static_assert(kGeluLutHalf % 8 == 0, "a chunk never spans the two signs");
+      for (int j = static_cast<int>(threadIdx.x); j < kGeluLutEntries / 8; j += 128 * kConsumers)
+        dev::cp_async16(gelu_lut + 8 * j, gelu_all + dev::gelu_lut_pattern(8 * j), true);
       dev::cp_async_commit();
     }
   }

@@ -23,10 +23,16 @@ constexpr int kGeluLutHalf = kGeluLutEntries / 2;  // entries per sign: exponent
 
 namespace dev {
 
-// Entry i (< kGeluLutEntries) of the table: the bits of T(gelu(x)), x the bf16 with sign i >= half.
+// The bf16 bits x of entry i (< kGeluLutEntries): negative for i >= half. Consecutive entries of
+// one half are consecutive patterns (the fused GeGLU GEMM copies the table in 8-entry chunks from
+// the table of every pattern).
+__host__ __device__ constexpr uint32_t gelu_lut_pattern(int i) {
+  return (i >= kGeluLutHalf ? 0x8000u : 0u) | ((kGeluLutExpLo << 7) + static_cast<uint32_t>(i % kGeluLutHalf));
+}
+
+// Entry i (< kGeluLutEntries) of the table: the bits of T(gelu(x)), x = gelu_lut_pattern(i).
 __device__ __forceinline__ uint16_t gelu_lut_entry(int i) {
-  const uint32_t bits = (i >= kGeluLutHalf ? 0x8000u : 0u) | ((kGeluLutExpLo << 7) + static_cast<uint32_t>(i % kGeluLutHalf));
-  return __bfloat16_as_ushort(__float2bfloat16_rn(gelu_erf(__uint_as_float(bits << 16))));
+  return __bfloat16_as_ushort(__float2bfloat16_rn(gelu_erf(__uint_as_float(gelu_lut_pattern(i) << 16))));
 }
 
 // The slot of the bf16 whose bits are the low 16 of `bits` (higher bits ignored), and whether the
