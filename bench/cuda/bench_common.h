@@ -64,6 +64,7 @@ inline std::vector<float> replay_ms(cudaStream_t stream, cudaGraphExec_t exec, i
 
 // Median of 5 replays of a graph on `stream` after one warm-up replay, in ms; < 0 when it does not
 // instantiate.
+inline constexpr int kGraphMedianReplays = 1 + 5;  // every replay graph_median_ms runs
 inline double graph_median_ms(cudaStream_t stream, cudaGraph_t g) {
   cudaGraphExec_t exec = nullptr;
   if (cudaGraphInstantiate(&exec, g, 0) != cudaSuccess) {
@@ -71,7 +72,7 @@ inline double graph_median_ms(cudaStream_t stream, cudaGraph_t g) {
     return -1;
   }
   check(cudaGraphLaunch(exec, stream), "warm");
-  const std::vector<float> times = replay_ms(stream, exec, 5);
+  const std::vector<float> times = replay_ms(stream, exec, kGraphMedianReplays - 1);
   cudaGraphExecDestroy(exec);
   return times[2];
 }
