@@ -753,19 +753,6 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
     all_rows.skip_rows_past_m = false;
     launch_geglu_gemm(all_rows, nullptr);
     EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0) << "rows past M multiplied";
-    // Both starts (before the programmatic wait, with the table copied; after it, computed), on the
-    // whole grid and on a capped one: the same bits.
-    using Start = typename GegluGemmArgs<TypeParam>::Start;
-    for (Start start : {Start::early, Start::after_wait})
-      for (int ctas : {0, 5}) {
-        dout.poison();
-        auto args = geglu_args(da.get(), dw.get(), dout.get(), m, k, inter);
-        args.start = start;
-        args.max_ctas = ctas;
-        launch_geglu_gemm(args, nullptr);
-        EXPECT_EQ(std::memcmp(first.data(), dout.down().data(), first.size() * 2), 0)
-            << (start == Start::early ? "early" : "after-wait") << " start, at most " << ctas << " CTAs";
-      }
   }
   Dev<TypeParam> x(64 * 64);
   EXPECT_THROW(launch_geglu_gemm(GegluGemmArgs<TypeParam>{x.get(), x.get(), x.get(), 1, 96, 64}, nullptr), Error);
@@ -816,19 +803,13 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
   const auto ref = dref.down();
   const GeluAllTable gelu_all;
   // One CTA per tile (every epilogue after its CTA's loop), one CTA for all 16 tiles (every epilogue
-  // but the last deferred into the next tile) and three CTAs; each with the table copied before the
-  // programmatic wait and computed after it.
-  using Start = typename GegluGemmArgs<TypeParam>::Start;
-  for (auto [ctas, start] : {std::pair{0, Start::early}, std::pair{1, Start::early}, std::pair{3, Start::early},
-                             std::pair{0, Start::after_wait}, std::pair{1, Start::after_wait},
-                             std::pair{3, Start::after_wait}}) {
-    SCOPED_TRACE(testing::Message() << "at most " << ctas << " CTAs, " << (start == Start::early ? "early" : "after-wait")
-                                    << " start");
+  // but the last deferred into the next tile) and three CTAs.
+  for (int ctas : {0, 1, 3}) {
+    SCOPED_TRACE(testing::Message() << "at most " << ctas << " CTAs");
     dout.poison();
     GegluGemmArgs<TypeParam> args{da.get(), dw.get(), dout.get(), m, k, inter};
     args.gelu_all = gelu_all.get();
     args.max_ctas = ctas;
-    args.start = start;
     launch_geglu_gemm(args, nullptr);
     const auto got = dout.down();
     size_t differ = 0;

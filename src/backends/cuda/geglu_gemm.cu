@@ -156,8 +156,7 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], 
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
-                      int m, int k, int inter, int mma_rows, const uint16_t* __restrict__ gelu_all,
-                      int early_start) {
+                      int m, int k, int inter, int mma_rows, const uint16_t* __restrict__ gelu_all) {
 #ifdef LAYA_GEGLU_GEMM_BODY
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -175,17 +174,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
-  // With early_start, before the programmatic wait, what does not come from the previous kernel
-  // (docs/benchmarks/cuda.md item 176): the producer requests the W boxes of the CTA's first stages
-  // (weights, from DRAM: the longest trip of the kernel's start), and the consumers copy the GELU
-  // table into shared memory from the table of every pattern (its two 5 KB ranges; the same entries
-  // gelu_lut_entry computes) — computing them after the wait took ≈ 1.6 us, and the first stage's W
-  // boxes arrived ≈ 1.9 us after it. The copy is waited for only before the first epilogue chunk,
-  // after the CTA's first tile (table_ready below). Where the CTAs run one or two tiles the early
-  // requests slowed the kernel before (DRAM) more than they gained (item 178): there everything
-  // starts after the wait and the consumers compute the table while the first stages load.
+  // Before the programmatic wait, what does not come from the previous kernel (docs/benchmarks/
+  // cuda.md item 176): the producer requests the W boxes of the CTA's first stages (weights, from
+  // DRAM: the longest trip of the kernel's start), and the consumers copy the GELU table into shared
+  // memory from the table of every pattern (its two 5 KB ranges; the same entries gelu_lut_entry
+  // computes) — computing them here took ≈ 1.6 us after the wait, and the first stage's W boxes
+  // arrived ≈ 1.9 us after it. The copy is waited for only before the first epilogue chunk, after
+  // the CTA's first tile (table_ready below).
   const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
-  const int early = early_start == 0 ? 0 : (k_tiles < kStages ? k_tiles : kStages);  // grid <= tiles
+  const int early = k_tiles < kStages ? k_tiles : kStages;  // the grid holds at most `tiles` CTAs
   if (wg == kConsumers && tid == 0) {
     const int n0 = (static_cast<int>(blockIdx.x) % n_tiles) * kBN;
     for (int i = 0; i < early; ++i) {
@@ -196,7 +193,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    if (early_start != 0 && wg < kConsumers) {
+    if (wg < kConsumers) {
       // 640 chunks of 8 entries (16 bytes), each 8 consecutive patterns of one sign.
       static_assert(kGeluLutHalf % 8 == 0, "a chunk never spans the two signs");
       for (int j = static_cast<int>(threadIdx.x); j < kGeluLutEntries / 8; j += 128 * kConsumers)
@@ -232,22 +229,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
-  // The GELU table, complete and visible to every consumer: once, before the CTA's first epilogue
-  // chunk (its second tile, or the epilogue after its loop) for the early copy; computed here,
-  // before the first tile, otherwise. Named barrier 1 joins the consumer warpgroups only; every
-  // consumer reaches it at the same tile, whatever path it takes.
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    if (early_start == 0) {
-      for (int i = static_cast<int>(threadIdx.x); i < kGeluLutEntries; i += 128 * kConsumers) {
-        const uint16_t v = dev::gelu_lut_entry(i);
-        asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(lut_at + 2 * i), "h"(v) : "memory");
-      }
-      asm volatile("bar.sync 1, %0;\n" ::"n"(128 * kConsumers) : "memory");
-    }
-  }
-  auto table_ready = [early_start] {
+  // The GELU table's copy, complete and visible to every consumer: once, before the CTA's first
+  // epilogue chunk (its second tile, or the epilogue after its loop). Named barrier 1 joins the
+  // consumer warpgroups only; every consumer reaches it at the same tile, whatever path it takes.
+  auto table_ready = [] {
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-      if (early_start == 0) return;
       dev::cp_async_wait<0>();
       asm volatile("bar.sync 1, %0;\n" ::"n"(128 * kConsumers) : "memory");
     }
@@ -387,10 +373,8 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   // One CTA per SM (shared memory), or fewer when the caller caps the grid.
   const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
   const int mma_rows = skips_rows_past_m(a, static_cast<int>(grid.x)) ? a.m : (a.m + kBM - 1) / kBM * kBM;
-  using Start = typename GegluGemmArgs<T>::Start;
-  const bool early_start = a.start == Start::early || (a.start == Start::by_tiles && tiles > 2 * static_cast<int>(grid.x));
   launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
-                     a.k, a.inter, mma_rows, a.gelu_all, early_start ? 1 : 0);
+                     a.k, a.inter, mma_rows, a.gelu_all);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

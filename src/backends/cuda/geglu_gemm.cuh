@@ -39,13 +39,6 @@ struct GegluGemmArgs {
   // each CTA copies its shared table (|act| in [2^-16, 16)) from it and reads the activations
   // outside that range from it. Unused for fp16.
   const uint16_t* gelu_all = nullptr;
-  // Whether a CTA starts before the programmatic wait — the W boxes of its first stages requested and
-  // the GELU table copied from gelu_all (docs/benchmarks/cuda.md item 176) — or after it, the table
-  // computed while the first loads travel. by_tiles: before, where some CTA runs three tiles or more
-  // (item 178: with one or two tiles a CTA the early start cost 1,280-1,536 tokens); early and
-  // after_wait force either form (tests; LAYA_CUDA_GEGLU_START). The same outputs.
-  enum class Start { by_tiles, early, after_wait };
-  Start start = Start::by_tiles;
 };
 
 // Whether the fused kernel can run these dimensions on the current device (sm_90 built as sm_90a,
