@@ -22,7 +22,6 @@
 #include "backends/cuda/attention.cuh"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/geglu_gemm.cuh"
-#include "backends/cuda/residual_gemm.cuh"
 #include "backends/cuda/small_gemm.cuh"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/synth.h"
@@ -632,46 +631,6 @@ TEST(CudaEngine, ResidualGemmPathMatchesCpuAndDefaultPaths) {
     std::printf("residual GEMM parity (tiny, %s):\n%s", precision.c_str(), report(st).c_str());
     EXPECT_TRUE(st.all_ok);
   }
-}
-
-// The output GEMMs on the own residual GEMM (residual_gemm.cuh; here for every bucket, with the
-// residual path itself on for every bucket): close to the CPU engine (fp16: the bounds) and
-// to the residual path on cuBLASLt (bitwise where the summation orders agree, printed); graph,
-// eager and the dump path bitwise identical.
-TEST(CudaEngine, OwnResidualGemmPathMatchesCpuAndCublasLtPath) {
-  LAYA_REQUIRE_GPU();
-  if (!residual_gemm_supported(128, 64)) GTEST_SKIP() << "own residual GEMM needs compute capability 9.0: test not run";
-  engine::BackendOptions co;
-  co.backend = "cpu";
-  auto cpu = cpu::make_cpu_backend(tiny(), co);
-  setenv("LAYA_CUDA_RESIDUAL_GEMM_FROM", "1", 1);
-  for (const std::string precision : {"bf16", "fp16"}) {
-    SCOPED_TRACE(precision);
-    const char* var = "LAYA_CUDA_OWN_RESIDUAL_FROM";
-    auto cublas = engine_with_env(var, "0", "graph", precision);
-    auto own = engine_with_env(var, "1", "graph", precision);
-    auto own_eager = engine_with_env(var, "1", "eager", precision);
-    const ParityBounds bounds = bounds_for(own->info().precision);
-    ParityStats st;
-    uint32_t seed = 140;
-    for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{
-             {1, 1, 1}, {1, 48, 48}, {4, 10, 16}, {3, 40, 60}, {16, 100, 128}}) {
-      const auto b = batch_of(seed++, rows, lo, hi);
-      const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
-      const auto on = own->forward(b), off = cublas->forward(b);
-      const auto d = test::compare(on.logits, off.logits);
-      EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": own vs cuBLASLt residual GEMMs, logits nRMS " << d.nrms;
-      expect_same(on, own_eager->forward(b), "own residual GEMMs: graph vs eager");
-      MapSink sink;
-      expect_same(on, own->forward(b, &sink), "own residual GEMMs: graph vs dump path");
-      compare_request(*own, *cpu, b, st, "own residual GEMMs " + what, bounds);
-      std::printf("own residual GEMMs (%s), %s: logits %s cuBLASLt's\n", precision.c_str(), what.c_str(),
-                  on.logits == off.logits && on.act_logits == off.act_logits ? "bitwise equal to" : "differ from");
-    }
-    std::printf("own residual GEMM parity (tiny, %s):\n%s", precision.c_str(), report(st).c_str());
-    EXPECT_TRUE(st.all_ok);
-  }
-  unsetenv("LAYA_CUDA_RESIDUAL_GEMM_FROM");
 }
 
 // The five-blocks-per-SM attention form (by default from 8,192 tokens; here from 1): other

@@ -26,7 +26,6 @@
 #include "backends/cuda/heads.cuh"
 #include "backends/cuda/norm.cuh"
 #include "backends/cuda/pdl.h"
-#include "backends/cuda/residual_gemm.cuh"
 #include "backends/cuda/rope.cuh"
 #include "backends/cuda/small_gemm.cuh"
 #include "backends/cuda/tile.h"
@@ -685,61 +684,6 @@ TYPED_TEST(CudaKernelsTyped, GemmResidualAddsTheProductIntoX) {
       expect_close(dx.down(), twice, "residual gemm, second call");
     }
   }
-}
-
-// The own residual GEMM (sm_90): x += in . W^T in fp32 as Gemm::run_residual computes it — against
-// the fp32 reference (the product itself too) and cuBLASLt's (close; bitwise where the summation
-// orders agree, printed), deterministic, the same bits on capped grids (each CTA then runs several
-// tiles through one stage ring); the rows past M are neither read nor written (a NaN row there
-// stays NaN, and rows of M not a multiple of 128 take zero-filled input rows).
-TYPED_TEST(CudaKernelsTyped, ResidualGemmAddsTheProductIntoXAsCublasLtDoes) {
-  LAYA_REQUIRE_GPU();
-  if (!residual_gemm_supported(128, 64)) GTEST_SKIP() << "own residual GEMM needs compute capability 9.0: test not run";
-  std::mt19937 rng(31);
-  Dev<uint8_t> ws(kGemmWorkspace);
-  Gemm gemm(ws.get(), kGemmWorkspace);
-  for (auto [m, n, k] : {std::tuple{1, 128, 64}, std::tuple{37, 384, 128}, std::tuple{129, 128, 192},
-                         std::tuple{1856, 1024, 1024}, std::tuple{300, 1024, 2624}}) {
-    SCOPED_TRACE(testing::Message() << "M=" << m << " N=" << n << " K=" << k);
-    const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
-    const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.02f));
-    auto x0 = randn(rng, static_cast<size_t>(m + 1) * n);  // one row past M
-    std::fill(x0.begin() + static_cast<int64_t>(m) * n, x0.end(), std::nanf(""));
-    std::vector<float> prod(static_cast<size_t>(m) * n), once(prod.size());
-    cpu::linear(a.data(), m, k, w.data(), nullptr, n, prod.data());
-    for (size_t i = 0; i < prod.size(); ++i) once[i] = x0[i] + prod[i];
-    Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w));
-    Dev<float> dx(x0), dref(x0), scratch(static_cast<size_t>(m) * n);
-    launch_residual_gemm(ResidualGemmArgs<TypeParam>{da.get(), dw.get(), dx.get(), m, n, k}, nullptr);
-    auto got = dx.down();
-    for (size_t i = prod.size(); i < got.size(); ++i) ASSERT_TRUE(std::isnan(got[i])) << "a row past M was touched";
-    got.resize(prod.size());
-    expect_close(got, once, "own residual gemm");
-    std::vector<float> added(got.size());
-    for (size_t i = 0; i < got.size(); ++i) added[i] = got[i] - x0[i];
-    expect_close(added, prod, "own residual gemm: the product added");
-    gemm.run_residual(da.get(), dw.get(), dref.get(), scratch.get(), m, n, k, nullptr);
-    auto cublas = dref.down();
-    cublas.resize(prod.size());
-    expect_close(got, cublas, "own residual gemm vs cuBLASLt's");
-    size_t differ = 0;
-    for (size_t i = 0; i < got.size(); ++i) differ += got[i] != cublas[i];
-    std::printf("own residual gemm M=%d N=%d K=%d: %zu of %zu outputs differ from cuBLASLt's\n", m, n, k, differ,
-                got.size());
-    for (int ctas : {0, 1, 5}) {  // 0: the whole grid again (determinism)
-      Dev<float> again(x0);
-      auto args = ResidualGemmArgs<TypeParam>{da.get(), dw.get(), again.get(), m, n, k};
-      args.max_ctas = ctas;
-      launch_residual_gemm(args, nullptr);
-      auto bits = again.down();
-      bits.resize(prod.size());
-      EXPECT_EQ(std::memcmp(bits.data(), got.data(), got.size() * sizeof(float)), 0) << "at most " << ctas << " CTAs";
-    }
-  }
-  Dev<float> x(128 * 128);
-  Dev<TypeParam> h(128 * 128);
-  EXPECT_THROW(launch_residual_gemm(ResidualGemmArgs<TypeParam>{h.get(), h.get(), x.get(), 1, 64, 64}, nullptr), Error);
-  EXPECT_THROW(launch_residual_gemm(ResidualGemmArgs<TypeParam>{h.get(), h.get(), x.get(), 1, 128, 96}, nullptr), Error);
 }
 
 // The fused GeGLU GEMM's GELU table of every pattern, filled (launch_fill_gelu_all).

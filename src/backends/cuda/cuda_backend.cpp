@@ -20,7 +20,6 @@
 #include "backends/cuda/env.h"
 #include "backends/cuda/gemm.h"
 #include "backends/cuda/geglu_gemm.cuh"
-#include "backends/cuda/residual_gemm.cuh"
 #include "backends/cuda/graph_cache.h"
 #include "backends/cuda/heads.cuh"
 #include "backends/cuda/norm.cuh"
@@ -137,10 +136,6 @@ constexpr int32_t kGegluGemmMinFillPct = 25;
 // 513: 5x128 / 6x128 / 7x128 -0.03 each; from 129: 1x160 / 1x256 -0.022, 1x384 -0.013, 1x512
 // -0.017 more. Below 129 tokens the output GEMMs write partials (kPartialsMaxRows).
 constexpr int32_t kResidualGemmFromRows = 129;
-// Of those, buckets of at least this many tokens run the output GEMMs on the own residual GEMM
-// (residual_gemm.cuh, sm_90a; programmatic edges, the first stages' weights before the wait)
-// instead of cuBLASLt's: LAYA_CUDA_OWN_RESIDUAL_FROM overrides it (0: never). Experiment (item 179).
-constexpr int32_t kOwnResidualFromRows = 0;
 // Buckets of kPdlAllEdgesFromTokens to kPdlAllEdgesToTokens tokens launch every own kernel
 // programmatically, after a cuBLASLt GEMM too (PdlScope; elsewhere outside the small buckets only
 // own -> own edges are: pdl_for_next_launch). Measured on the H200 (docs/benchmarks/cuda.md item
@@ -369,8 +364,6 @@ class CudaBackendImpl final : public CudaEngine {
   void linear(const GemmArgs<Elem>& g, cudaStream_t s);
   template <class Elem>
   void up_geglu(const Elem* in, const Elem* w, int32_t tokens, int32_t layer, cudaStream_t s);
-  template <class Elem>
-  void add_into_x(const Elem* in, const Elem* w, float* scratch, int32_t tokens, int32_t n, int32_t k, cudaStream_t s);
   L2Prefetch geglu_ahead(int32_t layer, int32_t tokens) const;
   template <class Elem>
   void small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s);
@@ -418,7 +411,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t geglu_gemm_min_fill_ = 0;  // ... where geglu_gemm_fills_its_rounds (percent of the SMs)
   bool geglu_skip_past_m_ = true;    // GegluGemmArgs::skip_rows_past_m
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
-  int32_t own_residual_from_ = 0;  // ... on the own residual GEMM from this many rows (0: never)
   int32_t lean_add_ln_from_ = kLeanAddLnFromRows;  // add+LNs without partials run lean from this many tokens
   SingleCtaClusterRule cluster_rule_;             // the cuBLASLt GEMMs run without a thread-block cluster
   int32_t pdl_all_from_ = 0;       // buckets of pdl_all_from_ to pdl_all_to_ tokens: every own launch
@@ -518,9 +510,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                            : 0;
   // The residual GEMMs' timed candidates write to ws_.up, which must hold [T, d] floats.
   residual_from_ = up_cols >= 2 * d ? std::max(0, env_int("LAYA_CUDA_RESIDUAL_GEMM_FROM", kResidualGemmFromRows)) : 0;
-  own_residual_from_ = residual_gemm_supported(d, d) && residual_gemm_supported(d, dims_.inter)
-                           ? std::max(0, env_int("LAYA_CUDA_OWN_RESIDUAL_FROM", kOwnResidualFromRows))
-                           : 0;
   lean_add_ln_from_ = std::max(1, env_int("LAYA_CUDA_LEAN_ADD_LN_FROM", kLeanAddLnFromRows));
   cluster_rule_ = single_cta_cluster_rule(dims_);
   pdl_all_from_ = std::max(0, env_int("LAYA_CUDA_PDL_ALL_FROM", kPdlAllEdgesFromTokens));
@@ -644,11 +633,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                             ? fmt::format(" unless its tiles are one round and < {} % of another", geglu_gemm_min_fill_)
                             : std::string())
           : std::string("never"),
-      residual_from_ > 0 ? fmt::format("from {} tokens{}", residual_from_,
-                                       own_residual_from_ > 0 ? fmt::format(" (own kernel from {})", own_residual_from_)
-                                                              : std::string())
-                         : std::string("never"),
-      lean_add_ln_from_,
+      residual_from_ > 0 ? fmt::format("from {} tokens", residual_from_) : std::string("never"), lean_add_ln_from_,
       cluster_rule_.to_string(),
       attn_wgmma_from_ > 0 ? fmt::format("from {} tokens", attn_wgmma_from_) : std::string("never"),
       prune_head_from_ == 1  ? std::string("in every bucket where they fit")
@@ -782,18 +767,6 @@ template <class Elem>
 void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
   a.wide = small_gemm_wide(a.m, a.n, a.k, a.form, a.splits);
   launch_small_gemm(a, s);
-}
-
-// x += in . W^T in fp32 (an output GEMM with the residual in its epilogue): the own residual GEMM
-// from own_residual_from_ tokens, else cuBLASLt's (scratch: where its timed candidates write).
-template <class Elem>
-void CudaBackendImpl::add_into_x(const Elem* in, const Elem* w, float* scratch, int32_t tokens, int32_t n, int32_t k,
-                                 cudaStream_t s) {
-  if (own_residual_from_ > 0 && tokens >= own_residual_from_) {
-    launch_residual_gemm(ResidualGemmArgs<Elem>{in, w, ws_.x, tokens, n, k}, s);
-    return;
-  }
-  gemm_->run_residual(in, w, ws_.x, scratch, tokens, n, k, s);
 }
 
 // ws_.g = GeGLU(in . Wi^T): small buckets one small_gemm kernel with GeGLU in its epilogue, large
@@ -984,7 +957,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a.x = ws_.x;
     a.lean_from_rows = lean_add_ln_from_;
     if (residual) {
-      add_into_x(att_, as<Elem>(lw.wo), scratch, T, d, d, s);
+      gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
     } else if (attn_out_splits_ > 1 && T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
                small_takes(T, d, d, SmallGemmForm::partials, attn_out_splits_)) {
       small_gemm(SmallGemmArgs<Elem>{att_, as<Elem>(lw.wo), ws_.parts, T, d, d, SmallGemmForm::partials, attn_out_splits_},
@@ -1008,7 +981,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     a2.x = ws_.x;
     a2.lean_from_rows = lean_add_ln_from_;
     if (residual) {
-      add_into_x(g_, as<Elem>(lw.mlp_wo), scratch, T, d, dims_.inter, s);
+      gemm_->run_residual(g_, as<Elem>(lw.mlp_wo), ws_.x, scratch, T, d, dims_.inter, s);
     } else if (T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
                small_takes(T, d, dims_.inter, SmallGemmForm::partials, small_mlp_out_splits_)) {
       small_gemm(SmallGemmArgs<Elem>{g_, as<Elem>(lw.mlp_wo), ws_.parts, T, d, dims_.inter, SmallGemmForm::partials,
