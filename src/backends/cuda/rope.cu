@@ -17,26 +17,32 @@ namespace {
 template <class T>
 __global__ void rope_kernel(RopeParams<T> p) {
   using H = dev::Half16<T>;
-  dev::pdl_prologue();
   const int t = static_cast<int>(blockIdx.x) * blockDim.y + static_cast<int>(threadIdx.y);
-  if (t >= p.tokens) return;
   const int rem = static_cast<int>(threadIdx.x);
   const int c = rem & 3;
+  // The positions (the staging block, written before the forward's first kernel, which has completed
+  // by the time this one starts: pdl_prologue, common.cuh) and the table rows they select
+  // (constants) are read before the wait: after it only q / k's own round trip remains, not the
+  // position's and then the table's (docs/benchmarks/cuda.md item 180).
+  float cs[8], sn[8];
+  if (t < p.tokens) {
+    int pos = p.pos[t];
+    pos = pos < 0 ? 0 : (pos >= p.table_len ? p.table_len - 1 : pos);
+    const float4* cp = reinterpret_cast<const float4*>(p.cos + pos * 32 + c * 8);
+    const float4* sp = reinterpret_cast<const float4*>(p.sin + pos * 32 + c * 8);
+    *reinterpret_cast<float4*>(&cs[0]) = cp[0];
+    *reinterpret_cast<float4*>(&cs[4]) = cp[1];
+    *reinterpret_cast<float4*>(&sn[0]) = sp[0];
+    *reinterpret_cast<float4*>(&sn[4]) = sp[1];
+  }
+  dev::pdl_prologue();
+  if (t >= p.tokens) return;
   const int slot = rem >> 2;  // part * heads + head
   const int which = p.k_only ? 1 : (slot >= p.heads ? 1 : 0);  // 0 = q, 1 = k
   const int head = slot >= p.heads ? slot - p.heads : slot;
-  int pos = p.pos[t];
-  pos = pos < 0 ? 0 : (pos >= p.table_len ? p.table_len - 1 : pos);
   T* base = p.qkv + static_cast<size_t>(t) * 3 * p.heads * 64 + static_cast<size_t>(which) * p.heads * 64 + head * 64;
   uint4 lo = *reinterpret_cast<const uint4*>(base + c * 8);
   uint4 hi = *reinterpret_cast<const uint4*>(base + 32 + c * 8);
-  float cs[8], sn[8];
-  const float4* cp = reinterpret_cast<const float4*>(p.cos + pos * 32 + c * 8);
-  const float4* sp = reinterpret_cast<const float4*>(p.sin + pos * 32 + c * 8);
-  *reinterpret_cast<float4*>(&cs[0]) = cp[0];
-  *reinterpret_cast<float4*>(&cs[4]) = cp[1];
-  *reinterpret_cast<float4*>(&sn[0]) = sp[0];
-  *reinterpret_cast<float4*>(&sn[4]) = sp[1];
   T* l = reinterpret_cast<T*>(&lo);
   T* h = reinterpret_cast<T*>(&hi);
 #pragma unroll

@@ -15,7 +15,9 @@ namespace laya::cuda {
 template <class T>
 struct RopeParams {
   T* qkv = nullptr;              // [tokens, 3 * heads * 64]
-  const int32_t* pos = nullptr;  // [tokens], position in the row (clamped to table_len - 1)
+  // [tokens], position in the row (clamped to table_len - 1). Read before the programmatic wait: it
+  // must be complete before the kernel before this one started (the engine's staging block is).
+  const int32_t* pos = nullptr;
   const float* cos = nullptr;    // [table_len, 32]
   const float* sin = nullptr;    // [table_len, 32]
   int32_t tokens = 0, heads = 0, table_len = 0;
