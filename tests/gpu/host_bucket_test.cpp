@@ -82,16 +82,6 @@ TEST(CudaBucket, KeySplitFillsOneWaveOnlyWhereRowsHaveKeyTilesToShare) {
   EXPECT_EQ(split(512, 1, 2), 2); // capped by max_split
   EXPECT_EQ(split(512, 1, 1), 1);
   EXPECT_EQ(split(512, 1, 4, 64), 1);  // rows of at most 64 tokens
-  // Local layers (keys within +-64 of the query): a 64-query tile's window holds 3 key tiles.
-  auto local = [&](int32_t tokens, int32_t rows) {
-    return attention_key_split(choose_bucket(tokens, rows, 4, lim), 16, 132, 512, 4, 64);
-  };
-  EXPECT_EQ(local(512, 1), 2);
-  EXPECT_EQ(local(256, 1), 2);
-  EXPECT_EQ(local(1024, 2), 2);
-  EXPECT_EQ(local(1856, 4), 1);
-  EXPECT_EQ(local(120, 1), 2);  // the rows' two key tiles bound it first
-  EXPECT_EQ(local(48, 1), 1);
 }
 
 // The fused GeGLU GEMM's 256 x 64 tiles in rounds of 132 SMs (H200): one full round and a short

@@ -84,13 +84,11 @@ int32_t attention_tile_capacity(const Bucket& b) {
   return (b.tokens + (q - 1) * b.row_slots()) / q;
 }
 
-int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t max_row_len, int32_t max_split,
-                            int32_t window_half) {
+int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t max_row_len, int32_t max_split) {
   const int32_t q = attention_query_tile(b);
   if (q > kAttnTile) return 1;
   const int64_t blocks = static_cast<int64_t>((b.tokens + q - 1) / q) * heads;
-  int32_t key_tiles = (std::min(b.tokens / std::max(b.rows, 1), max_row_len) + 63) / 64;
-  if (window_half >= 0) key_tiles = std::min(key_tiles, (q + 2 * window_half + 63) / 64);
+  const int32_t key_tiles = (std::min(b.tokens / std::max(b.rows, 1), max_row_len) + 63) / 64;
   int32_t split = 1;
   // A block of one group is 4 warps; 16 warps per SM fit (128 registers per thread).
   while (split * 2 <= std::min(max_split, 4) && blocks * split * 2 * 4 <= int64_t{16} * sms && split * 2 <= key_tiles)

@@ -400,7 +400,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
-  bool attn_local_split_ = true;   // local layers' key groups capped by their window (attention_key_split)
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
@@ -595,7 +594,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     small_gemm_wide_max_m_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M", small_gemm_wide_max_rows(dims_.d)));
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
-    attn_local_split_ = env_int("LAYA_CUDA_ATTN_LOCAL_SPLIT", 1) != 0;
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
     attn_wgmma_from_ =
         attention_wgmma_supported() ? std::max(0, env_int("LAYA_CUDA_ATTN_WGMMA_FROM", kAttnWgmmaFromTokens)) : 0;
@@ -889,11 +887,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   ap.scale = 0.125f;
   ap.query_tile = attention_query_tile(b);
   ap.key_split = attention_key_split(b, dims_.heads, sms_, dims_.max_row_len, attn_split_max_);
-  // The local layers' key groups: no more than a query tile's window has key tiles, where the rows
-  // are longer (docs/benchmarks/cuda.md item 182).
-  const int32_t local_key_split =
-      attn_local_split_ ? attention_key_split(b, dims_.heads, sms_, dims_.max_row_len, attn_split_max_, dims_.local_half)
-                        : ap.key_split;
   ap.zero_row = zero_tail_ ? b.rows : -1;  // the padding tail row's slot (staging.h)
   ap.wgmma = attn_wgmma_from_ > 0 && T >= attn_wgmma_from_;
   // One attention block per SM (kAttnOneBlock; the wgmma form, where it was measured): where the
@@ -955,7 +948,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     AttentionParams<Elem> lp = ap;
     lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && attention_five_blocks_form(ap);
     lp.one_block_per_sm = ap.one_block_per_sm && !lp.five_blocks;
-    if (!lw.global) lp.key_split = local_key_split;
     launch_attention(lp, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
     // (or split-K partials) that the add+LN after them adds.
