@@ -82,6 +82,11 @@ TEST(CudaBucket, KeySplitFillsOneWaveOnlyWhereRowsHaveKeyTilesToShare) {
   EXPECT_EQ(split(512, 1, 2), 2); // capped by max_split
   EXPECT_EQ(split(512, 1, 1), 1);
   EXPECT_EQ(split(512, 1, 4, 64), 1);  // rows of at most 64 tokens
+  EXPECT_EQ(split(256, 1), 2);    // 4 key tiles: two groups of two, not four of one
+  EXPECT_EQ(split(512, 2), 2);    // 2x256
+  EXPECT_EQ(split(384, 1), 2);    // 6 key tiles
+  EXPECT_EQ(split(448, 1), 2);    // 7
+  EXPECT_EQ(split(192, 1), 2);    // 3
 }
 
 // The fused GeGLU GEMM's 256 x 64 tiles in rounds of 132 SMs (H200): one full round and a short

@@ -90,8 +90,10 @@ int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t
   const int64_t blocks = static_cast<int64_t>((b.tokens + q - 1) / q) * heads;
   const int32_t key_tiles = (std::min(b.tokens / std::max(b.rows, 1), max_row_len) + 63) / 64;
   int32_t split = 1;
-  // A block of one group is 4 warps; 16 warps per SM fit (128 registers per thread).
-  while (split * 2 <= std::min(max_split, 4) && blocks * split * 2 * 4 <= int64_t{16} * sms && split * 2 <= key_tiles)
+  // A block of one group is 4 warps; 16 warps per SM fit (128 registers per thread). Four groups
+  // only where each gets two key tiles or more (docs/benchmarks/cuda.md item 184).
+  auto enough_tiles = [key_tiles](int32_t groups) { return groups <= 2 ? groups <= key_tiles : 2 * groups <= key_tiles; };
+  while (split * 2 <= std::min(max_split, 4) && blocks * split * 2 * 4 <= int64_t{16} * sms && enough_tiles(split * 2))
     split *= 2;
   return split;
 }

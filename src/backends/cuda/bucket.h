@@ -73,7 +73,8 @@ int32_t attention_tile_capacity(const Bucket& b);
 // the bucket on a GPU of `sms` SMs: the largest that keeps the bucket's blocks (about
 // tokens / 64 x heads) within one wave of 16 warps per SM, and no more groups than the bucket's
 // average row (tokens / rows, at most max_row_len) has 64-key tiles: buckets of short rows (4x64)
-// would only add idle groups (measured). 1 for 128-query tiles.
+// would only add idle groups (measured); four groups only from 8 key tiles (rows of 449+ tokens:
+// at 1x256 / 2x256 / 1x384 two groups are faster, item 184). 1 for 128-query tiles.
 int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t max_row_len, int32_t max_split);
 
 // Whether the fused GeGLU GEMM (geglu_gemm.cuh) suits an MLP input GEMM of `tokens` rows on `sms`
