@@ -238,9 +238,9 @@ int main(int argc, char** argv) {
     std::printf("%6d %10.2f %14.2f %18.2f %12.2f %16.2f %12.2f %12.2f\n", ctas, loop, pdl, pdl_b, plain, plain_b, fcount,
                 fcta);
   }
+  check(cudaDeviceSynchronize(), "final");
   cudaFree(flags);
   cudaFree(epoch);
-  check(cudaDeviceSynchronize(), "final");
   cudaFree(sync);
   cudaFree(buf);
   cudaStreamDestroy(s);
