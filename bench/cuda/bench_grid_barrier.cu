@@ -128,22 +128,26 @@ double time_loop(cudaStream_t s, unsigned long long* sync, int ctas, int threads
   return us;
 }
 
+// One launch of a chain on `s`: `ctas` CTAs of `threads`, with a programmatic edge or a plain one.
+template <typename... Params, typename... Args>
+void launch_link(void (*kernel)(Params...), cudaStream_t s, int ctas, int threads, bool programmatic, Args... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(ctas));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = programmatic ? 1 : 0;
+  check(cudaLaunchKernelEx(&cfg, kernel, args...), "launch");
+}
+
 double time_chain(cudaStream_t s, float* buf, unsigned long long* sync, int ctas, int threads, int launches,
                   bool programmatic, int barrier) {
   cudaGraph_t g = nullptr;
   check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
-  for (int i = 0; i < launches; ++i) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(static_cast<unsigned>(ctas));
-    cfg.blockDim = dim3(static_cast<unsigned>(threads));
-    cfg.stream = s;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = programmatic ? 1 : 0;
-    check(cudaLaunchKernelEx(&cfg, chain_kernel, buf, sync, barrier), "launch");
-  }
+  for (int i = 0; i < launches; ++i) launch_link(chain_kernel, s, ctas, threads, programmatic, buf, sync, barrier);
   check(cudaStreamEndCapture(s, &g), "end capture");
   const double us = us_per(s, g, launches);
   cudaGraphDestroy(g);
@@ -159,20 +163,9 @@ double time_flag_chain(cudaStream_t s, float* buf, unsigned* flags, size_t flag_
   cudaGraph_t g = nullptr;
   check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
   epoch_kernel<<<1, 1, 0, s>>>(epoch);
-  for (int i = 0; i < launches; ++i) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(static_cast<unsigned>(ctas));
-    cfg.blockDim = dim3(static_cast<unsigned>(threads));
-    cfg.stream = s;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    check(cudaLaunchKernelEx(&cfg, flag_chain_kernel, buf, flags, static_cast<const unsigned*>(epoch), i, launches,
-                             ctas, mode == FlagMode::per_cta ? 1 : 0),
-          "launch");
-  }
+  for (int i = 0; i < launches; ++i)
+    launch_link(flag_chain_kernel, s, ctas, threads, true, buf, flags, static_cast<const unsigned*>(epoch), i, launches,
+                ctas, mode == FlagMode::per_cta ? 1 : 0);
   check(cudaStreamEndCapture(s, &g), "end capture");
   const double us = us_per(s, g, launches);
   cudaGraphDestroy(g);
