@@ -381,8 +381,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   constexpr bool kJointK = kRopeK && kWg;
   if (glo < ghi) stage(0, glo, !kJointK);
   constexpr int kQPairs = (kBQ * 4 + kBlockThreads - 1) / kBlockThreads;
-  constexpr int kKPairs = 64 * 4 / kThreads;  // a thread's (row, chunk) pairs of a K tile
   if constexpr (kJointK) {
+    constexpr int kKPairs = 64 * 4 / kThreads;
     PairData kd[kKPairs], qd[kQPairs];
 #pragma unroll
     for (int r = 0; r < kKPairs; ++r) {
@@ -450,35 +450,11 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   const uint64_t q_desc = dev::sw128_desc(qs + (warp >> 2) * 64 * 64);
   const uint64_t k_desc = dev::sw128_desc(ks[0]), v_desc = dev::sw128_desc_mn(vs[0]);
   constexpr uint64_t kBufDesc = kTile * 2 / 16;
-  // kJointK also defers the rotation of each later K tile: its raw rows are requested before the
-  // current tile's products and rotated into their buffer after them, so the round trip overlaps
-  // the tile's work instead of preceding it; the table rows go to L1 meanwhile (a prefetch holds
-  // no registers across the products). The same values stored: the same bits.
   int buf = 0;
   for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
     // The buffer written here was last read in the previous iteration, which ended in a barrier.
-    const bool next = kb + 64 < ghi;
-    uint4 next_lo[kJointK ? kKPairs : 1], next_hi[kJointK ? kKPairs : 1];
-    if (next) {
-      stage(buf ^ 1, kb + 64, !kJointK);
-      if constexpr (kJointK) {
-#pragma unroll
-        for (int r = 0; r < kKPairs; ++r) {
-          const int i = tid + r * kThreads;
-          const int c = i & 3, t = kb + 64 + (i >> 2);
-          next_lo[r] = next_hi[r] = make_uint4(0, 0, 0, 0);
-          if (t < hi) {
-            const T* src = p.qkv + t * ld + koff;
-            next_lo[r] = *reinterpret_cast<const uint4*>(src + c * 8);
-            next_hi[r] = *reinterpret_cast<const uint4*>(src + 32 + c * 8);
-            if (p.rope_cos != nullptr) {
-              const int pos = min(t - rs, tmax);
-              dev::prefetch_l1(p.rope_cos + pos * 32 + c * 8);
-              dev::prefetch_l1(p.rope_sin + pos * 32 + c * 8);
-            }
-          }
-        }
-      }
+    if (kb + 64 < ghi) {
+      stage(buf ^ 1, kb + 64);
       cp_async_wait<1>();
     } else {
       cp_async_wait<0>();
@@ -660,21 +636,6 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
           dev::mma16<T>(o[n], pf[t], b[0], b[1]);
           dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
         }
-    }
-    if constexpr (kJointK) {
-      if (next) {
-#pragma unroll
-        for (int r = 0; r < kKPairs; ++r) {
-          const int i = tid + r * kThreads;
-          const int j = i >> 2, c = i & 3, t = kb + 64 + j;
-          PairData d;
-          d.lo = next_lo[r];
-          d.hi = next_hi[r];
-          d.rotate = t < hi && p.rope_cos != nullptr;
-          if (d.rotate) load_table8(d.cs, d.sn, p.rope_cos, p.rope_sin, min(t - rs, tmax), c);
-          put_pair(&ks[buf ^ 1][tile_at<kWg>(j, c)], &ks[buf ^ 1][tile_at<kWg>(j, 4 + c)], d);
-        }
-      }
     }
     group_sync();
   }
