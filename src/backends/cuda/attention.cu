@@ -643,19 +643,14 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
   l_b += __shfl_xor_sync(0xffffffffu, l_b, 1);
   l_b += __shfl_xor_sync(0xffffffffu, l_b, 2);
-  const float sl = p.scale * kLog2e;
-  const size_t ldo = static_cast<size_t>(p.heads) * kD;
   if constexpr (kSplit > 1) {
-    // Every group leaves (max, sum, accumulators) in the K/V area; then group g merges the output
-    // columns of blocks [g * kMine, (g + 1) * kMine) of the thread's rows — the state of each group
-    // rescaled to the common max and added in group order, the same arithmetic for every column
-    // as when group 0 merged them all — and stores them: the merge and the stores spread over the
-    // block's warps instead of one group's (exp2 form: maxima are raw scores).
-    constexpr int kVals = 4 + 32, kMine = 8 / kSplit;
+    // Groups 1.. leave (max, sum, accumulators) in the K/V area, group 0 rescales each to the
+    // common max and adds them in group order (exp2 form: maxima are raw scores).
+    constexpr int kVals = 4 + 32;
     float* scratch = reinterpret_cast<float*>(kv);
     __syncthreads();  // every group is done with its K/V tiles
-    {
-      float* mine = scratch + (grp * kThreads + tid) * kVals;
+    if (grp > 0) {
+      float* mine = scratch + ((grp - 1) * kThreads + tid) * kVals;
       mine[0] = m_a, mine[1] = m_b, mine[2] = l_a, mine[3] = l_b;
 #pragma unroll
       for (int n = 0; n < 8; ++n)
@@ -663,50 +658,44 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
         for (int c = 0; c < 4; ++c) mine[4 + 4 * n + c] = o[n][c];
     }
     __syncthreads();
-    float mx_a = -INFINITY, mx_b = -INFINITY;
+    if (grp > 0) return;
+    float mx_a = m_a, mx_b = m_b;
 #pragma unroll
-    for (int sp = 0; sp < kSplit; ++sp) {
-      const float* st = scratch + (sp * kThreads + tid) * kVals;
-      mx_a = fmaxf(mx_a, st[0]);
-      mx_b = fmaxf(mx_b, st[1]);
+    for (int sp = 1; sp < kSplit; ++sp) {
+      const float* other = scratch + ((sp - 1) * kThreads + tid) * kVals;
+      mx_a = fmaxf(mx_a, other[0]);
+      mx_b = fmaxf(mx_b, other[1]);
     }
+    const float sl = p.scale * kLog2e;
     const float base_a = mx_a == -INFINITY ? 0.f : mx_a * sl, base_b = mx_b == -INFINITY ? 0.f : mx_b * sl;
-    const int n0 = grp * kMine;
-    float om[kMine][4], la = 0.f, lb = 0.f;
+    auto add_scaled = [&](float ma, float mb, float la, float lb, auto&& acc, bool first) {
+      const float ca = exp2(fmaf(ma, sl, -base_a)), cb = exp2(fmaf(mb, sl, -base_b));
+      l_a = first ? la * ca : fmaf(la, ca, l_a);
+      l_b = first ? lb * cb : fmaf(lb, cb, l_b);
 #pragma unroll
-    for (int sp = 0; sp < kSplit; ++sp) {
-      const float* st = scratch + (sp * kThreads + tid) * kVals;
-      const float ca = exp2(fmaf(st[0], sl, -base_a)), cb = exp2(fmaf(st[1], sl, -base_b));
-      la = sp == 0 ? st[2] * ca : fmaf(st[2], ca, la);
-      lb = sp == 0 ? st[3] * cb : fmaf(st[3], cb, lb);
-#pragma unroll
-      for (int i = 0; i < kMine; ++i) {
-        const float* acc = st + 4 + 4 * (n0 + i);
-        om[i][0] = sp == 0 ? acc[0] * ca : fmaf(acc[0], ca, om[i][0]);
-        om[i][1] = sp == 0 ? acc[1] * ca : fmaf(acc[1], ca, om[i][1]);
-        om[i][2] = sp == 0 ? acc[2] * cb : fmaf(acc[2], cb, om[i][2]);
-        om[i][3] = sp == 0 ? acc[3] * cb : fmaf(acc[3], cb, om[i][3]);
+      for (int n = 0; n < 8; ++n) {
+        o[n][0] = first ? acc(n, 0) * ca : fmaf(acc(n, 0), ca, o[n][0]);
+        o[n][1] = first ? acc(n, 1) * ca : fmaf(acc(n, 1), ca, o[n][1]);
+        o[n][2] = first ? acc(n, 2) * cb : fmaf(acc(n, 2), cb, o[n][2]);
+        o[n][3] = first ? acc(n, 3) * cb : fmaf(acc(n, 3), cb, o[n][3]);
       }
-    }
-    const float ia = la > 0.f ? 1.f / la : 0.f, ib = lb > 0.f ? 1.f / lb : 0.f;
+    };
+    add_scaled(m_a, m_b, l_a, l_b, [&](int n, int c) { return o[n][c]; }, true);
 #pragma unroll
-    for (int i = 0; i < kMine; ++i) {
-      const int col = head * kD + (n0 + i) * 8 + tig * 2;
-      if (qa < qe)
-        *reinterpret_cast<Pair*>(p.out + qa * ldo + col) = dev::Half16<T>::from_float2(om[i][0] * ia, om[i][1] * ia);
-      if (qb < qe)
-        *reinterpret_cast<Pair*>(p.out + qb * ldo + col) = dev::Half16<T>::from_float2(om[i][2] * ib, om[i][3] * ib);
+    for (int sp = 1; sp < kSplit; ++sp) {
+      const float* other = scratch + ((sp - 1) * kThreads + tid) * kVals;
+      add_scaled(other[0], other[1], other[2], other[3], [&](int n, int c) { return other[4 + 4 * n + c]; }, false);
     }
-  } else {
-    const float ia = l_a > 0.f ? 1.f / l_a : 0.f, ib = l_b > 0.f ? 1.f / l_b : 0.f;
+  }
+  const float ia = l_a > 0.f ? 1.f / l_a : 0.f, ib = l_b > 0.f ? 1.f / l_b : 0.f;
+  const size_t ldo = static_cast<size_t>(p.heads) * kD;
 #pragma unroll
-    for (int n = 0; n < 8; ++n) {
-      const int col = head * kD + n * 8 + tig * 2;
-      if (qa < qe)
-        *reinterpret_cast<Pair*>(p.out + qa * ldo + col) = dev::Half16<T>::from_float2(o[n][0] * ia, o[n][1] * ia);
-      if (qb < qe)
-        *reinterpret_cast<Pair*>(p.out + qb * ldo + col) = dev::Half16<T>::from_float2(o[n][2] * ib, o[n][3] * ib);
-    }
+  for (int n = 0; n < 8; ++n) {
+    const int col = head * kD + n * 8 + tig * 2;
+    if (qa < qe)
+      *reinterpret_cast<Pair*>(p.out + qa * ldo + col) = dev::Half16<T>::from_float2(o[n][0] * ia, o[n][1] * ia);
+    if (qb < qe)
+      *reinterpret_cast<Pair*>(p.out + qb * ldo + col) = dev::Half16<T>::from_float2(o[n][2] * ib, o[n][3] * ib);
   }
 }
 
