@@ -234,15 +234,9 @@ template <bool kWg>
 constexpr int row_elems() {  // a shared-memory row of a q, K or V tile
   return kWg ? 64 : kStride;
 }
-// The pipelined form (the 64-query wgmma kernel without key split, K not rotated in it, four
-// blocks an SM): this tile's P.V runs under the next tile's softmax, P through shared memory.
-template <int kWarps, bool kRopeK, int kSplit, bool kWg, int kBlocks>
-constexpr bool attention_pipelined() {
-  return kWg && !kRopeK && kSplit == 1 && kWarps == 4 && kBlocks == 0;
-}
-template <int kWarps, int kSplit, bool kWg, bool kPipe = false>
+template <int kWarps, int kSplit, bool kWg>
 constexpr size_t attention_smem_bytes() {  // 16-bit elements, + alignment slack for the swizzle
-  return static_cast<size_t>(((kPipe ? 5 : 4) * 64 * kSplit + 16 * kWarps) * row_elems<kWg>()) * 2 + (kWg ? 1024 : 0);
+  return static_cast<size_t>((4 * 64 * kSplit + 16 * kWarps) * row_elems<kWg>()) * 2 + (kWg ? 1024 : 0);
 }
 // Element offset of the 16-byte chunk c (8 elements) of row j in a q, K or V tile.
 template <bool kWg>
@@ -285,9 +279,7 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   extern __shared__ __align__(16) unsigned char attn_smem[];
   T* kv = reinterpret_cast<T*>(kWg ? (reinterpret_cast<uintptr_t>(attn_smem) + 1023) & ~uintptr_t{1023}
                                    : reinterpret_cast<uintptr_t>(attn_smem));
-  constexpr bool kPipe = attention_pipelined<kWarps, kRopeK, kSplit, kWg, kBlocks>();
   T* qs = kv + 4 * kSplit * kTile;
-  T* ps = qs + kBQ * row_elems<kWg>();  // kPipe: the probabilities, P.V's A operand
   const int grp = kSplit == 1 ? 0 : static_cast<int>(threadIdx.x) / kThreads;  // key group
   auto ks = reinterpret_cast<T(*)[kTile]>(kv + grp * 4 * kTile);
   auto vs = reinterpret_cast<T(*)[kTile]>(kv + grp * 4 * kTile + 2 * kTile);
@@ -355,19 +347,16 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   const uint32_t row_bytes = 3u * static_cast<uint32_t>(p.heads) * kD * sizeof(T);
   const char* kbase = reinterpret_cast<const char*>(p.qkv + koff + c8);
   const char* vbase = reinterpret_cast<const char*>(p.qkv + voff + c8);
-  // One K or V tile (keys kb..kb+63 from base) into a shared-memory tile by cp.async, uncommitted.
-  auto copy_tile = [&](T* tile, const char* base, int kb) {
+  // with_k false (kRopeK): V only; the caller loads K.
+  auto stage = [&](int buf, int kb, bool with_k = true) {
 #pragma unroll
     for (int r = 0; r < kRowsPer; ++r) {
       const int j = j0 + r * kRowStep;
       const uint32_t off = static_cast<uint32_t>(min(kb + j, hi - 1)) * row_bytes;
-      cp_async16(&tile[dst0 + r * kRowStep * row_elems<kWg>()], base + off, kb + j < hi);
+      const int dst = dst0 + r * kRowStep * row_elems<kWg>();
+      if constexpr (!kRopeK) cp_async16(&ks[buf][dst], kbase + off, kb + j < hi);
+      cp_async16(&vs[buf][dst], vbase + off, kb + j < hi);
     }
-  };
-  // with_k false (kRopeK): V only; the caller loads K.
-  auto stage = [&](int buf, int kb, bool with_k = true) {
-    if constexpr (!kRopeK) copy_tile(ks[buf], kbase, kb);
-    copy_tile(vs[buf], vbase, kb);
     if constexpr (kRopeK) {
       // Unrolled (a fixed count per thread), so every thread's loads are in flight at once
       // instead of one L2 round trip per pair.
@@ -461,19 +450,46 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
   const uint64_t q_desc = dev::sw128_desc(qs + (warp >> 2) * 64 * 64);
   const uint64_t k_desc = dev::sw128_desc(ks[0]), v_desc = dev::sw128_desc_mn(vs[0]);
   constexpr uint64_t kBufDesc = kTile * 2 / 16;
-  // The online softmax of one key tile's scores s (keys kb..kb+63): masks, running maxima and sums,
-  // the tile's probabilities packed into pf (P.V's A fragments); o is left to the caller, to be
-  // rescaled by (corr_a, corr_b) before the tile's P.V.
-  auto rescale_o = [&](float corr_a, float corr_b) {
-#pragma unroll
-    for (int n = 0; n < 8; ++n) {
-      o[n][0] *= corr_a;
-      o[n][1] *= corr_a;
-      o[n][2] *= corr_b;
-      o[n][3] *= corr_b;
+  int buf = 0;
+  for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
+    // The buffer written here was last read in the previous iteration, which ended in a barrier.
+    if (kb + 64 < ghi) {
+      stage(buf ^ 1, kb + 64);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
     }
-  };
-  auto softmax_tile = [&](float (&s)[8][4], int kb, uint32_t (&pf)[4][4], float& corr_a, float& corr_b) {
+    // wgmma reads shared memory through the async proxy: this thread's writes to the tile (cp.async
+    // and, with kRopeK, plain stores) become visible to it only after a proxy fence.
+    if constexpr (kWg) dev::fence_proxy_async_smem();
+    group_sync();
+    const T* kt = ks[buf];
+    const T* vtile = vs[buf];
+    float s[8][4];
+    if constexpr (kWg) {
+      // S = q . K^T: both operands K-major (rows of q and of K are 64 dims); 16 dims (32 bytes) per
+      // step. scale_d 0 on the first step: s needs no zeroing.
+      dev::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) dev::wgmma_m64n64k16_ss<T>(s, q_desc + 2 * kk, k_desc + buf * kBufDesc + 2 * kk, kk);
+      dev::wgmma_commit();
+      dev::wgmma_wait<0>();
+      dev::fence_regs(s);
+    } else {
+#pragma unroll
+      for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+      // K fragments by ldmatrix: keys n*8.. and (n+1)*8.., dims kk*16.. and kk*16+8.. (the b0/b1 pairs
+      // of two 8-key tiles); each s[n] still accumulates over kk = 0..3 in order.
+#pragma unroll
+      for (int n = 0; n < 8; n += 2)
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          uint32_t b[4];
+          ldmatrix_x4(b, &kt[(n * 8 + (lane & 7) + ((lane >> 4) << 3)) * kStride + kk * 16 + ((lane >> 3) & 1) * 8]);
+          dev::mma16<T>(s[n], qf[kk], b[0], b[1]);
+          dev::mma16<T>(s[n + 1], qf[kk], b[2], b[3]);
+        }
+    }
     float mx_a = m_a, mx_b = m_b;
     if constexpr (kExp2) {
       // The running max is kept on raw scores (the scale is positive); each probability is then
@@ -539,8 +555,8 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
     mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
     mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
     mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
-    // The corrections for what was accumulated under the old running max, then the tile's probabilities.
-    float base_a = 0.f, base_b = 0.f;
+    // Rescale what was accumulated under the old running max, then the tile's probabilities.
+    float corr_a, corr_b, base_a = 0.f, base_b = 0.f;
     const float sl = p.scale * kLog2e;
     if constexpr (kExp2) {
       // No valid key yet (max -inf): subtract 0 instead, so exp2(-inf - 0) = 0, never NaN.
@@ -556,6 +572,14 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
     m_b = mx_b;
     l_a *= corr_a;
     l_b *= corr_b;
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+      o[n][0] *= corr_a;
+      o[n][1] *= corr_a;
+      o[n][2] *= corr_b;
+      o[n][3] *= corr_b;
+    }
+    uint32_t pf[4][4];
     if constexpr (kExp2) {
       float sa[8], sb[8];  // the tile's row sums, added as trees (depth 3) then to l
 #pragma unroll
@@ -591,158 +615,29 @@ __global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 
         pf[t][half * 2 + 1] = dev::pack16<T>(p2, p3);
       }
     }
-  };
-  if constexpr (kPipe) {
-    // Iteration n issues tile n+1's q.K^T and tile n's P.V together, runs tile n+1's softmax while
-    // P.V is on the tensor cores, then rescales o for tile n+1 (FlashAttention-3's order within a
-    // warpgroup: no wgmma operand is read or written while a wgmma is in flight, so ptxas keeps
-    // them asynchronous). P goes through shared memory (the swizzled layout of the q tile), as a
-    // register A operand would be reused by ptxas while in flight (wgmma.cuh). The group of loads
-    // issued at the top of iteration n brings K_{n+2} (into K_n's buffer: q.K^T of tile n completed
-    // in iteration n - 1) and V_{n+1}, so K_{n+1} and V_n have had an iteration to land. The same
-    // products, softmax and order per value as the loop below: the same bits.
-    float s[8][4];
-    uint32_t pf[4][4];
-    const uint64_t p_desc = dev::sw128_desc(ps + (warp >> 2) * 64 * 64);
-    auto issue_scores = [&](int kbuf) {
-      dev::wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk)
-        dev::wgmma_m64n64k16_ss<T>(s, q_desc + 2 * kk, k_desc + kbuf * kBufDesc + 2 * kk, kk);
-      dev::wgmma_commit();
-    };
-    auto issue_pv = [&](int vbuf) {  // o += P.V with P in ps
+    if constexpr (kWg) {
+      // O += P . V: V is the MN-major operand (its rows are keys, the K dimension); 16 keys (two
+      // 1024-byte swizzle atoms) per step. Done before the barrier that lets the tile be reloaded.
       dev::fence_regs(o);
       dev::wgmma_fence();
+#pragma unroll
+      for (int t = 0; t < 4; ++t) dev::wgmma_m64n64k16_rs<T, true>(o, pf[t], v_desc + buf * kBufDesc + 128 * t, 1);
+      dev::wgmma_commit();
+      dev::wgmma_wait<0>();
+      dev::fence_regs(o);
+    } else {
+      // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
 #pragma unroll
       for (int t = 0; t < 4; ++t)
-        dev::wgmma_m64n64k16_ss<T, true>(o, p_desc + 2 * t, v_desc + vbuf * kBufDesc + 128 * t, 1);
-      dev::wgmma_commit();
-    };
-    // pf into ps: key 8n + 2 tig (+1) of rows g and g + 8 of the warp's 16 (pf[n / 2][2 (n % 2) + h]).
-    auto store_p = [&] {
 #pragma unroll
-      for (int n = 0; n < 8; ++n)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = warp * 16 + g + 8 * h;
-          *reinterpret_cast<uint32_t*>(&ps[tile_at<kWg>(r, n) + 2 * tig]) = pf[n >> 1][(n & 1) * 2 + h];
+        for (int n = 0; n < 8; n += 2) {
+          uint32_t b[4];
+          ldmatrix_x4_trans(b, &vtile[(t * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kStride + n * 8 + (lane >> 4) * 8]);
+          dev::mma16<T>(o[n], pf[t], b[0], b[1]);
+          dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
         }
-      dev::fence_proxy_async_smem();
-    };
-    if (glo + 64 < ghi) copy_tile(ks[1], kbase, glo + 64);  // K0 and V0 are the group staged above
-    cp_async_commit();
-    cp_async_wait<1>();
-    dev::fence_proxy_async_smem();
+    }
     group_sync();
-    if (glo < ghi) {
-      issue_scores(0);
-      dev::wgmma_wait<0>();
-      dev::fence_regs(s);
-      float corr_a, corr_b;
-      softmax_tile(s, glo, pf, corr_a, corr_b);
-      rescale_o(corr_a, corr_b);
-      store_p();
-      // Every tile but the last (the wgmmas unconditional inside, so that ptxas can follow the
-      // groups in flight), then the last tile's P.V.
-      int n = 0, kb = glo;
-      for (; kb + 64 < ghi; kb += 64, ++n) {
-        if (kb + 128 < ghi) copy_tile(ks[n & 1], kbase, kb + 128);
-        copy_tile(vs[(n + 1) & 1], vbase, kb + 64);
-        cp_async_commit();
-        cp_async_wait<1>();
-        dev::fence_proxy_async_smem();
-        group_sync();  // also: every thread's part of P stored
-        issue_scores((n + 1) & 1);
-        issue_pv(n & 1);
-        dev::wgmma_wait<1>();  // q.K^T of tile n+1 (committed first); P.V of tile n may still run
-        dev::fence_regs(s);
-        softmax_tile(s, kb + 64, pf, corr_a, corr_b);
-        dev::wgmma_wait<0>();
-        dev::fence_regs(o);
-        rescale_o(corr_a, corr_b);
-        group_sync();  // P.V of tile n has read ps everywhere in the warpgroup
-        store_p();
-      }
-      cp_async_wait<0>();
-      dev::fence_proxy_async_smem();
-      group_sync();
-      issue_pv(n & 1);
-      dev::wgmma_wait<0>();
-      dev::fence_regs(o);
-    }
-  } else {
-    int buf = 0;
-    for (int kb = glo; kb < ghi; kb += 64, buf ^= 1) {
-      // The buffer written here was last read in the previous iteration, which ended in a barrier.
-      if (kb + 64 < ghi) {
-        stage(buf ^ 1, kb + 64);
-        cp_async_wait<1>();
-      } else {
-        cp_async_wait<0>();
-      }
-      // wgmma reads shared memory through the async proxy: this thread's writes to the tile (cp.async
-      // and, with kRopeK, plain stores) become visible to it only after a proxy fence.
-      if constexpr (kWg) dev::fence_proxy_async_smem();
-      group_sync();
-      const T* kt = ks[buf];
-      const T* vtile = vs[buf];
-      float s[8][4];
-      if constexpr (kWg) {
-        // S = q . K^T: both operands K-major (rows of q and of K are 64 dims); 16 dims (32 bytes) per
-        // step. scale_d 0 on the first step: s needs no zeroing.
-        dev::wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk)
-          dev::wgmma_m64n64k16_ss<T>(s, q_desc + 2 * kk, k_desc + buf * kBufDesc + 2 * kk, kk);
-        dev::wgmma_commit();
-        dev::wgmma_wait<0>();
-        dev::fence_regs(s);
-      } else {
-#pragma unroll
-        for (int n = 0; n < 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
-        // K fragments by ldmatrix: keys n*8.. and (n+1)*8.., dims kk*16.. and kk*16+8.. (the b0/b1 pairs
-        // of two 8-key tiles); each s[n] still accumulates over kk = 0..3 in order.
-#pragma unroll
-        for (int n = 0; n < 8; n += 2)
-#pragma unroll
-          for (int kk = 0; kk < 4; ++kk) {
-            uint32_t b[4];
-            ldmatrix_x4(b, &kt[(n * 8 + (lane & 7) + ((lane >> 4) << 3)) * kStride + kk * 16 + ((lane >> 3) & 1) * 8]);
-            dev::mma16<T>(s[n], qf[kk], b[0], b[1]);
-            dev::mma16<T>(s[n + 1], qf[kk], b[2], b[3]);
-          }
-      }
-      uint32_t pf[4][4];
-      float corr_a, corr_b;
-      softmax_tile(s, kb, pf, corr_a, corr_b);
-      rescale_o(corr_a, corr_b);
-      if constexpr (kWg) {
-        // O += P . V: V is the MN-major operand (its rows are keys, the K dimension); 16 keys (two
-        // 1024-byte swizzle atoms) per step. Done before the barrier that lets the tile be reloaded.
-        dev::fence_regs(o);
-        dev::wgmma_fence();
-#pragma unroll
-        for (int t = 0; t < 4; ++t)
-          dev::wgmma_m64n64k16_rs<T, true>(o, pf[t], v_desc + buf * kBufDesc + 128 * t, 1);
-        dev::wgmma_commit();
-        dev::wgmma_wait<0>();
-        dev::fence_regs(o);
-      } else {
-        // For each output tile o[n] the mma order over the 16-key chunks t is 0..3, as before.
-#pragma unroll
-        for (int t = 0; t < 4; ++t)
-#pragma unroll
-          for (int n = 0; n < 8; n += 2) {
-            uint32_t b[4];
-            ldmatrix_x4_trans(
-                b, &vtile[(t * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kStride + n * 8 + (lane >> 4) * 8]);
-            dev::mma16<T>(o[n], pf[t], b[0], b[1]);
-            dev::mma16<T>(o[n + 1], pf[t], b[2], b[3]);
-          }
-      }
-      group_sync();
-    }
   }
   l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
   l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
@@ -819,8 +714,7 @@ size_t one_block_smem_bytes() {
 
 template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1, bool kWg = false, int kBlocks = 0>
 void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t stream) {
-  constexpr size_t smem =
-      attention_smem_bytes<kWarps, kSplit, kWg, attention_pipelined<kWarps, kRopeK, kSplit, kWg, kBlocks>()>();
+  constexpr size_t smem = attention_smem_bytes<kWarps, kSplit, kWg>();
   auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit, kWg, kBlocks>;
   // Opt in once per kernel (not a stream operation: allowed while a graph is being captured), to
   // the one-block padding too where that is larger.

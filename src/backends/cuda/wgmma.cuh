@@ -136,14 +136,13 @@ __device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[8][4], const uint3
 // operand as free once the wgmma is issued — inside a loop it reused them for other values although
 // the next iteration read them again (a loop-invariant q), and it gave them to new values while the
 // wgmma was still in flight (wrong results both times; the attention kernel's SASS, session 8).
-// kTransB as in wgmma_m64n64k16_rs.
 #define LAYA_WGMMA_SS_M64N64K16(PTX_TYPE)                                                               \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                            \
                "wgmma.mma_async.sync.aligned.m64n64k16.f32." PTX_TYPE "." PTX_TYPE " " LAYA_WGMMA_D8X4_REGS   \
-               ", %32, %33, p, 1, 1, 0, %35;\n}\n"                                                       \
+               ", %32, %33, p, 1, 1, 0, 0;\n}\n"                                                         \
                : LAYA_WGMMA_D8X4_OPERANDS                                                               \
-               : "l"(da), "l"(db), "r"(scale_d), "n"(kTransB ? 1 : 0))
-template <class T, bool kTransB = false>
+               : "l"(da), "l"(db), "r"(scale_d))
+template <class T>
 __device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[8][4], uint64_t da, uint64_t db, int scale_d) {
 #ifdef LAYA_HAS_WGMMA
   if constexpr (std::is_same_v<T, __half>)
