@@ -81,5 +81,6 @@ prog=$1; shift
 exec "$X/bin/$prog" "$@"
 RUN
 chmod +x .gpu/run.sh
-cp scripts/gpu/suite_common.sh scripts/gpu/run_gpu_suite.sh scripts/gpu/run_ab_suite.sh scripts/gpu/run_env_variants.sh scripts/gpu/official_gpu_bench.py scripts/gpu/kernel_trace.py .gpu/ 2>/dev/null || true
+cp scripts/gpu/suite_common.sh scripts/gpu/run_gpu_suite.sh scripts/gpu/run_ab_suite.sh scripts/gpu/run_env_variants.sh scripts/gpu/official_gpu_bench.py scripts/gpu/kernel_trace.py \
+  scripts/gpu/compare_answers.sh scripts/gpu/gen_requests.py .gpu/ 2>/dev/null || true
 du -sh .gpu/bundle.tar.xz

@@ -12,7 +12,7 @@ OUT=$OUT/suite timeout 200 bash .gpu/run_gpu_suite.sh tests > /dev/null 2>&1
 log "suite rc=$?"
 grep -E "rc=|PASSED|FAILED" $OUT/suite/summary.txt >> $OUT/summary.txt
 synth_layout english > /dev/null
-python3 .gpu/gen_requests.py 7 > /tmp/req.jsonl
+python3 .gpu/gen_requests.py 7 > /tmp/req.jsonl  # scripts/gpu/gen_requests.py since
 for b in laya-engine-base laya-engine; do
   rm -rf /tmp/d-$b
   $R $b decide --model /tmp/ck-english --backend cuda --input /tmp/req.jsonl \

@@ -1,6 +1,15 @@
-import json, random, sys
-# Requests of many lengths for an old-vs-new binary comparison: states of 20-900 words, 1-4
-# questions of every type (rows of 129-512 tokens, buckets up to 2,048).
+#!/usr/bin/env python3
+"""Requests of many lengths for comparing two engines' answers (compare_answers.sh).
+
+usage: gen_requests.py [SEED] > requests.jsonl
+Fourteen requests: states of 20-900 words of support-ticket vocabulary and 1-4 questions of every
+type, so that one english checkpoint sees rows of 55-512 tokens and buckets up to 2,048 tokens
+(the small GEMM's buckets, the RoPE-in-loads attention, K rotated once, the fused GeGLU GEMM).
+"""
+import json
+import random
+import sys
+
 rnd = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 7)
 words = ("order refund charged twice account shipping delayed package customer support ticket urgent "
          "invoice payment card declined subscription cancel renew email password reset login error "
