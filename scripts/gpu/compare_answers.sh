@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Whether two bundled engines give the same bytes: the dumps (encoder.0, encoder.27, head.1, logits,
-# act_logits) and the answers of gen_requests.py's fourteen requests, with and without dumps, on
-# the CUDA backend. For a change that claims "the same bits" (a reordering, a fusion of the same
+# Whether two bundled engines give the same bytes: the dumps (embed, encoder.0, final_norm, head.0,
+# markers, logits, act_logits: names every layout has) and the answers of gen_requests.py's fourteen
+# requests, with and without dumps, on the CUDA backend. For a change that claims "the same bits" (a reordering, a fusion of the same
 # arithmetic) against the build before it. Run ON the GPU machine from the repository root with
 # the bundle carried (bundle.sh with LAYA_BASELINE_BIN: laya-engine-base is the build before).
 #
@@ -24,7 +24,7 @@ for side in A B; do
   envs=()
   [ "$side" = B ] && read -r -a envs <<< "${LAYA_COMPARE_ENV_B:-}"
   env "${envs[@]}" $R "$b" decide --model "$CK" --backend cuda --input "$W/req.jsonl" --dump "$W/d-$side" \
-    --dump-names encoder.0,encoder.27,head.1,logits,act_logits > "$W/ans-dump-$side.jsonl" 2> "$W/err-$side.log" || rc=1
+    --dump-names embed,encoder.0,final_norm,head.0,markers,logits,act_logits > "$W/ans-dump-$side.jsonl" 2> "$W/err-$side.log" || rc=1
   env "${envs[@]}" $R "$b" decide --model "$CK" --backend cuda --input "$W/req.jsonl" > "$W/ans-$side.jsonl" \
     2>> "$W/err-$side.log" || rc=1
   (cd "$W/d-$side" && find . -name '*.f32' | sort | xargs md5sum) > "$W/md5-$side.txt"
