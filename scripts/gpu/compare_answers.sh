@@ -5,10 +5,12 @@
 # arithmetic) against the build before it. Run ON the GPU machine from the repository root with
 # the bundle carried (bundle.sh with LAYA_BASELINE_BIN: laya-engine-base is the build before).
 #
-# usage: [LAYA_COMPARE_ENV_B="VAR=VALUE ..."] scripts/gpu/compare_answers.sh [BIN_A [BIN_B [LAYOUT]]]
+# usage: [LAYA_COMPARE_ENV_B="VAR=VALUE ..."] [LAYA_COMPARE_ARGS="--precision fp16 ..."] \
+#          scripts/gpu/compare_answers.sh [BIN_A [BIN_B [LAYOUT]]]
 #        (default laya-engine-base laya-engine english; LAYA_COMPARE_ENV_B: switches for B's runs
-#        only, e.g. an experiment switch of one build against its default); prints one line per
-#        comparison, exit 1 if any differs or a run failed.
+#        only, e.g. an experiment switch of one build against its default; LAYA_COMPARE_ARGS: more
+#        `decide` options for both); prints one line per comparison, exit 1 if any differs or a run
+#        failed.
 set -u
 PH=none
 OUT=${OUT:-/tmp/laya-compare}
@@ -18,14 +20,15 @@ synth_layout "$LAYOUT" > /dev/null
 CK=/tmp/ck-$LAYOUT
 W=$(mktemp -d)
 python3 "$(dirname "$0")/gen_requests.py" 7 > "$W/req.jsonl"
+read -r -a args <<< "${LAYA_COMPARE_ARGS:-}"
 rc=0
 for side in A B; do
   b=${!side}
   envs=()
   [ "$side" = B ] && read -r -a envs <<< "${LAYA_COMPARE_ENV_B:-}"
-  env "${envs[@]}" $R "$b" decide --model "$CK" --backend cuda --input "$W/req.jsonl" --dump "$W/d-$side" \
+  env "${envs[@]}" $R "$b" decide --model "$CK" --backend cuda "${args[@]}" --input "$W/req.jsonl" --dump "$W/d-$side" \
     --dump-names embed,encoder.0,final_norm,head.0,markers,logits,act_logits > "$W/ans-dump-$side.jsonl" 2> "$W/err-$side.log" || rc=1
-  env "${envs[@]}" $R "$b" decide --model "$CK" --backend cuda --input "$W/req.jsonl" > "$W/ans-$side.jsonl" \
+  env "${envs[@]}" $R "$b" decide --model "$CK" --backend cuda "${args[@]}" --input "$W/req.jsonl" > "$W/ans-$side.jsonl" \
     2>> "$W/err-$side.log" || rc=1
   (cd "$W/d-$side" && find . -name '*.f32' | sort | xargs md5sum) > "$W/md5-$side.txt"
   echo "$side = $b ${envs[*]}: $(wc -l < "$W/ans-$side.jsonl") answers, $(wc -l < "$W/md5-$side.txt") dump files"

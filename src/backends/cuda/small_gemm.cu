@@ -146,6 +146,15 @@ __device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, 
                                            int relu, int m, int n, int col0, int split) {
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int t0 = 2 * (lane & 3);   // + 8c: this thread's first token of column block c
+  // fp16's GeGLU outputs read the accumulators through an identity shuffle: without it ptxas
+  // serializes every wgmma of those instances (C7514; docs/benchmarks/cuda.md item 191). The same
+  // values; bf16 needs no such step.
+  auto settled = [lane](float x) {
+    if constexpr (std::is_same_v<T, __half>)
+      return __shfl_sync(0xffffffffu, x, lane);
+    else
+      return x;
+  };
   const bool even = (lane & 4) == 0;  // holds the even output of its pair
   if constexpr (kForm == SmallGemmForm::partials) {
 #pragma unroll
@@ -174,7 +183,8 @@ __device__ __forceinline__ void store_wide(const float (&d)[kN / 2], void* out, 
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         if constexpr (kForm == SmallGemmForm::geglu) {
-          const float act = dev::round16<T>(d[4 * c + e]), mul = dev::round16<T>(d[4 * c + 2 + e]);
+          const float act = dev::round16<T>(settled(d[4 * c + e]));
+          const float mul = dev::round16<T>(settled(d[4 * c + 2 + e]));
           v[e] = __fmul_rn(dev::gelu16<T>(act), mul);
         } else {
           v[e] = d[4 * c + 2 * h + e];
