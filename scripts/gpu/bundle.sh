@@ -22,9 +22,11 @@ for f in "$B/bin/laya-engine" "$B/tests/gpu/test_gpu" "$B/tests/gpu/test_cuda_ho
   strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
 done
 # Optional, when built: the HTTP benchmark (bench/server, --backend cuda) and the CUDA benchmarks
-# (bench/cuda: GEMM candidates, PDL probes, grid barrier, small GEMM timeline, wgmma loop, clock gap).
+# (bench/cuda: GEMM candidates, PDL probes, grid barrier, instruction cache, small GEMM timeline, wgmma
+# loop, clock gap).
 for f in "$B/bench/server/laya_bench_http" "$B/bench/cuda/laya_bench_gemm" "$B/bench/cuda/laya_bench_gemm_pdl" \
-         "$B/bench/cuda/laya_bench_grid_barrier" "$B/bench/cuda/laya_bench_small_gemm_timeline" \
+         "$B/bench/cuda/laya_bench_grid_barrier" "$B/bench/cuda/laya_bench_icache" \
+         "$B/bench/cuda/laya_bench_small_gemm_timeline" \
          "$B/bench/cuda/laya_bench_wgmma_loop" "$B/bench/cuda/laya_bench_clock_gap"; do
   if [ -x "$f" ]; then
     cp "$f" "$STAGE/bin/" && strip --strip-debug "$STAGE/bin/$(basename "$f")" || true

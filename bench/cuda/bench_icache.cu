@@ -1,0 +1,153 @@
+// laya_bench_icache: what a kernel's code costs when the SM's instruction caches do not hold it
+// (docs/benchmarks/cuda.md item 192). The engine's kernels are 20-76 KB of sm_90a code each, and a
+// small bucket's forward runs seven different ones a layer; item 183 found two attention
+// instantiations in one forward 0.7-1.4 us a layer slower than one, and the instruction caches are a
+// suspect.
+//   A "code kernel" runs kInstr FFMAs of straight-line code once (eight independent accumulators, so
+//   it issues about one instruction a cycle a warp when its code is cached) after the programmatic
+//   wait, as the engine's kernels do. A chain of `launches` launches (programmatic edges, one graph)
+//   cycles through D distinct instantiations of the same size: D = 1 replays one kernel's code,
+//   whose lines stay cached; D = 16 moves 16x the code through the caches before a kernel's code
+//   comes round again. The difference between the columns is the cost of fetching cold code.
+// Prints microseconds a kernel; asserts nothing.
+//
+// usage: laya_bench_icache [--ctas 48,132] [--threads 128] [--launches 112]
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_common.h"
+
+namespace {
+
+using laya::bench::check;
+
+constexpr int kDistinct = 16;                           // instantiations per code size
+constexpr int kSizes[] = {64, 512, 1024, 2048, 4096};  // FFMAs: ~1, 8, 16, 32, 64 KB of code
+
+// kSalt makes each instantiation its own function (its own code addresses); the arithmetic is the
+// same. The eight accumulators feed each other across iterations, so nothing folds, and eight FFMAs
+// of an iteration are independent (the loop is one basic block of ~kInstr instructions).
+template <int kSalt, int kInstr>
+__global__ void code_kernel(float* buf) {
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float x = buf[i];
+  float a[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) a[k] = x * static_cast<float>(kSalt * 8 + k + 1);
+#pragma unroll
+  for (int n = 0; n < kInstr / 8; ++n) {
+    float b[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) b[k] = fmaf(a[k], x, a[(k + 1) & 7]);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) a[k] = b[k];
+  }
+  float s = 0.f;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) s += a[k];
+  buf[i] = s * 1e-30f + x;  // the element stays finite and changes little
+}
+
+using Kernel = void (*)(float*);
+
+template <int kInstr, int... kSalts>
+std::vector<Kernel> kernels_of(std::integer_sequence<int, kSalts...>) {
+  return {code_kernel<kSalts, kInstr>...};
+}
+
+template <int kInstr>
+std::vector<Kernel> kernels_of_size() {
+  return kernels_of<kInstr>(std::make_integer_sequence<int, kDistinct>{});
+}
+
+void launch_link(Kernel kernel, cudaStream_t s, int ctas, int threads, float* buf) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(ctas));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  check(cudaLaunchKernelEx(&cfg, kernel, buf), "launch");
+}
+
+// Microseconds a kernel of a chain cycling through the first `distinct` kernels.
+double time_chain(cudaStream_t s, const std::vector<Kernel>& ks, int distinct, float* buf, int ctas, int threads,
+                  int launches) {
+  cudaGraph_t g = nullptr;
+  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
+  for (int i = 0; i < launches; ++i) launch_link(ks[static_cast<size_t>(i % distinct)], s, ctas, threads, buf);
+  check(cudaStreamEndCapture(s, &g), "end capture");
+  const double ms = laya::bench::graph_median_ms(s, g);
+  cudaGraphDestroy(g);
+  if (ms < 0) {
+    std::fprintf(stderr, "graph does not instantiate\n");
+    std::exit(1);
+  }
+  return 1000.0 * ms / launches;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> ctas_list{48, 132};
+  int threads = 128, launches = 112;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string opt = argv[i], val = argv[i + 1];
+    if (opt == "--ctas") {
+      ctas_list = laya::bench::parse_ints(val, ',');
+    } else if (opt == "--threads") {
+      threads = std::atoi(val.c_str());
+    } else if (opt == "--launches") {
+      launches = std::atoi(val.c_str());
+    } else {
+      std::fprintf(stderr, "unknown option %s\n", opt.c_str());
+      return 2;
+    }
+  }
+  const std::vector<std::vector<Kernel>> by_size{kernels_of_size<kSizes[0]>(), kernels_of_size<kSizes[1]>(),
+                                                 kernels_of_size<kSizes[2]>(), kernels_of_size<kSizes[3]>(),
+                                                 kernels_of_size<kSizes[4]>()};
+  cudaStream_t s = nullptr;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  int max_ctas = 0;
+  for (int c : ctas_list) max_ctas = c > max_ctas ? c : max_ctas;
+  float* buf = nullptr;
+  const size_t n = static_cast<size_t>(max_ctas) * threads;
+  check(cudaMalloc(&buf, n * sizeof(float)), "buffer");
+  const std::vector<float> ones(n, 1.f);
+  check(cudaMemcpy(buf, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice), "buffer");
+  const int distinct_list[] = {1, 2, 4, 8, 16};
+  std::printf("cold code against cached code: a chain of %d launches (programmatic edges) cycling through D\n"
+              "distinct kernels of the same straight-line code; %d threads a CTA; us a kernel\n",
+              launches, threads);
+  std::printf("%6s %8s", "CTAs", "FFMAs");
+  for (int d : distinct_list) std::printf(" %9s%-2d", "D=", d);
+  std::printf(" %12s\n", "D16 - D1");
+  for (int ctas : ctas_list) {
+    for (size_t z = 0; z < by_size.size(); ++z) {
+      std::printf("%6d %8d", ctas, kSizes[z]);
+      double first = 0, last = 0;
+      for (int d : distinct_list) {
+        const double us = time_chain(s, by_size[z], d, buf, ctas, threads, launches);
+        if (d == 1) first = us;
+        last = us;
+        std::printf(" %11.3f", us);
+      }
+      std::printf(" %12.3f\n", last - first);
+    }
+  }
+  check(cudaDeviceSynchronize(), "final");
+  cudaFree(buf);
+  cudaStreamDestroy(s);
+  return 0;
+}
