@@ -122,13 +122,17 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
 // fit on an SM instead of two; kWeightBiasForm (the decision layers': weight and bias) 126, four
 // blocks. Large buckets are bandwidth-bound and need the rows in flight; small ones are
 // latency-bound and were measured slower with the lean form (items 29 and 48).
+// kPairs: the row's pairs a lane (d / 64) when the instance is compiled for one hidden size, 0 for
+// any. Every encoder layer runs this kernel twice, each time with its code cold in the SM's
+// instruction caches (docs/benchmarks/cuda.md item 192: ≈ 0.05 µs a KB of straight-line code), so
+// the hidden sizes of the shipped layouts get instances without the per-pair bounds checks.
 enum AddLnForm : int { kAnyForm = 0, kWeightForm = 1, kWeightBiasForm = 2 };
-template <class T, int kForm>
+template <class T, int kForm, int kPairs>
 __global__ void add_ln_kernel(AddLnParams<T> p) {
   constexpr bool kLean = kForm != kAnyForm;
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
-  const int np = p.d / 64;
+  const int np = kPairs > 0 ? kPairs : p.d / 64;
   Affine af;
   if (row < p.tokens && (kLean || p.weight != nullptr))
     load_affine(af, p.weight, kForm == kWeightForm ? nullptr : p.bias, np, lane);
@@ -239,6 +243,18 @@ void check_d(int32_t d, const char* what) {
                "{}: hidden size {} unsupported (multiple of 64, at most {})", what, d, 64 * kMaxPairs);
 }
 
+template <class T, int kForm>
+auto add_ln_instance_of_form(int pairs) {
+  return pairs == 16 ? add_ln_kernel<T, kForm, 16> : pairs == 12 ? add_ln_kernel<T, kForm, 12> : add_ln_kernel<T, kForm, 0>;
+}
+
+template <class T>
+auto add_ln_instance(int form, int pairs) {
+  return form == kAnyForm      ? add_ln_instance_of_form<T, kAnyForm>(pairs)
+         : form == kWeightForm ? add_ln_instance_of_form<T, kWeightForm>(pairs)
+                               : add_ln_instance_of_form<T, kWeightBiasForm>(pairs);
+}
+
 unsigned grid_for(int32_t rows) { return static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock); }
 
 }  // namespace
@@ -263,9 +279,9 @@ void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
                ErrorKind::internal, "add_ln: bad parameters");
   if (p.tokens == 0) return;
   const bool lean = p.tokens >= p.lean_from_rows && p.weight != nullptr && p.add_parts == nullptr;
-  auto* kernel = !lean                ? add_ln_kernel<T, kAnyForm>
-                 : p.bias == nullptr ? add_ln_kernel<T, kWeightForm>
-                                     : add_ln_kernel<T, kWeightBiasForm>;
+  const int form = !lean ? kAnyForm : p.bias == nullptr ? kWeightForm : kWeightBiasForm;
+  const int pairs = p.d == 1024 ? 16 : p.d == 768 ? 12 : 0;  // english / multilingual, else any
+  auto* kernel = add_ln_instance<T>(form, pairs);
   launch_kernel(kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
