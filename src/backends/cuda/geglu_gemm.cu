@@ -7,7 +7,6 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
-#include "backends/cuda/env.h"
 #include "backends/cuda/gelu_lut.cuh"
 #include "backends/cuda/half16.cuh"
 #include "backends/cuda/mma.cuh"
@@ -154,7 +153,7 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], 
 // accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding the epilogue
 // applies anyway, so the outputs are bitwise those of an epilogue right after the tile's MMAs, which
 // left the tensor cores idle for 15-20 % of the kernel (docs/benchmarks/cuda.md item 43).
-template <class T, int kSpread>
+template <class T>
 __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
                       int m, int k, int inter, int mma_rows, const uint16_t* __restrict__ gelu_all) {
@@ -268,14 +267,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         ++it;
       };
 #pragma unroll
-      for (int i = 0; i < kSpread; ++i) {  // unrolled: the chunks index pk by constants
+      for (int i = 0; i < kChunks; ++i) {  // unrolled: the chunks index pk by constants
         if (i < k_tiles) pass();
-        if (pending)
-#pragma unroll
-          for (int c = 0; c < kChunks / kSpread; ++c)
-            epilogue_chunk<T>(i * (kChunks / kSpread) + c, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);
+        if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);
       }
-      for (int i = kSpread; i < k_tiles; ++i) pass();
+      for (int i = kChunks; i < k_tiles; ++i) pass();
       pk_row = -1;
       continue;
     }
@@ -302,15 +298,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       ++it;
     };
 #pragma unroll
-    for (int i = 0; i < kSpread; ++i) {
+    for (int i = 0; i < kChunks; ++i) {
       if (i < k_tiles) mma();
-      if (pending)
-#pragma unroll
-        for (int c = 0; c < kChunks / kSpread; ++c)
-          epilogue_chunk<T>(i * (kChunks / kSpread) + c, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);
+      if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);
       if (i < k_tiles) retire(i);
     }
-    for (int i = kSpread; i < k_tiles; ++i) {
+    for (int i = kChunks; i < k_tiles; ++i) {
       mma();
       retire(i);
     }
@@ -336,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 }  // namespace
 
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16, 16>) && tma_encode_available();
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && tma_encode_available();
   return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
@@ -363,12 +356,8 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
                "geglu_gemm: bf16 needs the GELU table of every pattern (launch_fill_gelu_all)");
   if (a.m == 0) return;
   static const bool configured = [] {
-    for (auto* kern : {geglu_gemm_kernel<__nv_bfloat16, 16>, geglu_gemm_kernel<__nv_bfloat16, 8>,
-                       geglu_gemm_kernel<__nv_bfloat16, 4>, geglu_gemm_kernel<__nv_bfloat16, 2>})
-      LAYA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    for (auto* kern : {geglu_gemm_kernel<__half, 16>, geglu_gemm_kernel<__half, 8>, geglu_gemm_kernel<__half, 4>,
-                       geglu_gemm_kernel<__half, 2>})
-      LAYA_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;
@@ -384,14 +373,7 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   // One CTA per SM (shared memory), or fewer when the caller caps the grid.
   const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
   const int mma_rows = skips_rows_past_m(a, static_cast<int>(grid.x)) ? a.m : (a.m + kBM - 1) / kBM * kBM;
-  // Experiment switch (item 193): over how many k-tiles of the next tile a tile's epilogue chunks
-  // are spread (16: one chunk each; fewer: fewer unrolled sections, less code run per tile).
-  static const int spread = env_int("LAYA_CUDA_GEGLU_SPREAD", 16);
-  auto* kernel = spread == 8   ? geglu_gemm_kernel<T, 8>
-                 : spread == 4 ? geglu_gemm_kernel<T, 4>
-                 : spread == 2 ? geglu_gemm_kernel<T, 2>
-                               : geglu_gemm_kernel<T, 16>;
-  launch_kernel_smem(kernel, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
                      a.k, a.inter, mma_rows, a.gelu_all);
   LAYA_CUDA_CHECK_LAUNCH();
 }
