@@ -2,7 +2,6 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
-#include "backends/cuda/env.h"
 #include "backends/cuda/half16.cuh"
 
 namespace laya::cuda {
@@ -128,7 +127,7 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
 // instruction caches (docs/benchmarks/cuda.md item 192: ≈ 0.05 µs a KB of straight-line code), so
 // the hidden sizes of the shipped layouts get instances without the per-pair bounds checks.
 enum AddLnForm : int { kAnyForm = 0, kWeightForm = 1, kWeightBiasForm = 2 };
-template <class T, int kForm, int kPairs, bool kWarm>
+template <class T, int kForm, int kPairs>
 __global__ void add_ln_kernel(AddLnParams<T> p) {
   constexpr bool kLean = kForm != kAnyForm;
   const int lane = threadIdx.x & 31;
@@ -137,69 +136,57 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
   Affine af;
   if (row < p.tokens && (kLean || p.weight != nullptr))
     load_affine(af, p.weight, kForm == kWeightForm ? nullptr : p.bias, np, lane);
-  if (row >= p.tokens) {
-    dev::pdl_prologue();
-    return;
-  }
-  // kWarm (experiment, item 195): pass 0 runs the row's code before the wait and stores nothing, so
-  // that the code is in the SM's instruction caches when pass 1, the real one, runs after it: one
-  // copy of the code (the loop stays rolled). Pass 0 reads the LayerNorm weight (a constant: no
-  // line of it in L1 can be stale) where pass 1 reads the activations.
-  const bool warm = kWarm && p.weight != nullptr && p.add == nullptr;
-#pragma unroll 1
-  for (int pass = warm ? 0 : 1; pass < 2; ++pass) {
-    const bool real = pass == 1;
-    if (real) dev::pdl_prologue();
-    float* x = p.x + static_cast<size_t>(row) * p.d;
-    float v[2 * kMaxPairs];
-    load_f32(real ? x : p.weight, v, np, lane);
-    if (p.add != nullptr) {
+  dev::pdl_prologue();
+  if (row >= p.tokens) return;
+  float* x = p.x + static_cast<size_t>(row) * p.d;
+  float v[2 * kMaxPairs];
+  load_f32(x, v, np, lane);
+  if (p.add != nullptr) {
+    using Pair = typename dev::Half16<T>::Pair;
+    const T* a = p.add + static_cast<size_t>(row) * p.d;
+#pragma unroll
+    for (int j = 0; j < kMaxPairs; ++j)
+      if (j < np) {
+        const float2 f = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(a + 2 * lane + 64 * j));
+        v[2 * j] = __fadd_rn(v[2 * j], f.x);
+        v[2 * j + 1] = __fadd_rn(v[2 * j + 1], f.y);
+      }
+    store_f32(x, v, np, lane);
+  } else if (!kLean && p.add_parts != nullptr) {
+    // Each part's loads for the whole row are issued together (one memory round trip per part,
+    // not one per pair; the unrolled parts' loads may be issued before the earlier ones are
+    // added), then added in part order.
+    const size_t part = static_cast<size_t>(p.tokens) * p.d;
+    const float* a = p.add_parts + static_cast<size_t>(row) * p.d;
+    float sum[2 * kMaxPairs];
+    load_f32(a, sum, np, lane);
+#pragma unroll
+    for (int s = 1; s < kMaxAddParts; ++s) {
+      if (s >= p.parts) break;
+      float f[2 * kMaxPairs];
+      load_f32(a + s * part, f, np, lane);
+#pragma unroll
+      for (int j = 0; j < 2 * kMaxPairs; ++j)
+        if (j < 2 * np) sum[j] = __fadd_rn(sum[j], f[j]);
+    }
+    if (p.parts_bias != nullptr) {
       using Pair = typename dev::Half16<T>::Pair;
-      const T* a = p.add + static_cast<size_t>(row) * p.d;
 #pragma unroll
       for (int j = 0; j < kMaxPairs; ++j)
         if (j < np) {
-          const float2 f = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(a + 2 * lane + 64 * j));
-          v[2 * j] = __fadd_rn(v[2 * j], f.x);
-          v[2 * j + 1] = __fadd_rn(v[2 * j + 1], f.y);
+          const float2 b = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(p.parts_bias + 2 * lane + 64 * j));
+          sum[2 * j] = __fadd_rn(sum[2 * j], b.x);
+          sum[2 * j + 1] = __fadd_rn(sum[2 * j + 1], b.y);
         }
-      store_f32(x, v, np, lane);
-    } else if (!kLean && p.add_parts != nullptr) {
-      // Each part's loads for the whole row are issued together (one memory round trip per part,
-      // not one per pair; the unrolled parts' loads may be issued before the earlier ones are
-      // added), then added in part order.
-      const size_t part = real ? static_cast<size_t>(p.tokens) * p.d : 0;
-      const float* a = real ? p.add_parts + static_cast<size_t>(row) * p.d : p.weight;
-      float sum[2 * kMaxPairs];
-      load_f32(a, sum, np, lane);
-#pragma unroll
-      for (int s = 1; s < kMaxAddParts; ++s) {
-        if (s >= p.parts) break;
-        float f[2 * kMaxPairs];
-        load_f32(a + s * part, f, np, lane);
-#pragma unroll
-        for (int j = 0; j < 2 * kMaxPairs; ++j)
-          if (j < 2 * np) sum[j] = __fadd_rn(sum[j], f[j]);
-      }
-      if (p.parts_bias != nullptr) {
-        using Pair = typename dev::Half16<T>::Pair;
-#pragma unroll
-        for (int j = 0; j < kMaxPairs; ++j)
-          if (j < np) {
-            const float2 b = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(p.parts_bias + 2 * lane + 64 * j));
-            sum[2 * j] = __fadd_rn(sum[2 * j], b.x);
-            sum[2 * j + 1] = __fadd_rn(sum[2 * j + 1], b.y);
-          }
-      }
-#pragma unroll
-      for (int j = 0; j < 2 * kMaxPairs; ++j)
-        if (j < 2 * np) v[j] = __fadd_rn(v[j], dev::round16<T>(sum[j]));
-      if (real) store_f32(x, v, np, lane);
     }
-    if (kLean || p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
-    if (real && p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
-    if (real && p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
+#pragma unroll
+    for (int j = 0; j < 2 * kMaxPairs; ++j)
+      if (j < 2 * np) v[j] = __fadd_rn(v[j], dev::round16<T>(sum[j]));
+    store_f32(x, v, np, lane);
   }
+  if (kLean || p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
+  if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
+  if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
 }
 
 template <class T>
@@ -256,17 +243,9 @@ void check_d(int32_t d, const char* what) {
                "{}: hidden size {} unsupported (multiple of 64, at most {})", what, d, 64 * kMaxPairs);
 }
 
-template <class T, int kForm, bool kWarm>
-auto add_ln_instance_of_warm(int pairs) {
-  return pairs == 16   ? add_ln_kernel<T, kForm, 16, kWarm>
-         : pairs == 12 ? add_ln_kernel<T, kForm, 12, kWarm>
-                       : add_ln_kernel<T, kForm, 0, kWarm>;
-}
-
 template <class T, int kForm>
 auto add_ln_instance_of_form(int pairs) {
-  static const bool warm = env_int("LAYA_CUDA_LN_WARM", 0) != 0;  // experiment switch (item 195)
-  return warm ? add_ln_instance_of_warm<T, kForm, true>(pairs) : add_ln_instance_of_warm<T, kForm, false>(pairs);
+  return pairs == 16 ? add_ln_kernel<T, kForm, 16> : pairs == 12 ? add_ln_kernel<T, kForm, 12> : add_ln_kernel<T, kForm, 0>;
 }
 
 template <class T>
