@@ -1087,7 +1087,10 @@ TYPED_TEST(CudaKernelsTyped, GemmPartialsAndTheirAddLayerNorm) {
   std::mt19937 rng(29);
   Dev<uint8_t> ws(kGemmWorkspace);
   Gemm gemm(ws.get(), kGemmWorkspace);
-  for (auto [m, n, k] : {std::tuple{48, 1024, 2624}, std::tuple{1, 128, 192}, std::tuple{64, 256, 4096}}) {
+  // N = 1024 and 768: the add+LN instances compiled for the english and multilingual hidden sizes;
+  // 256: the one for any size.
+  for (auto [m, n, k] : {std::tuple{48, 1024, 2624}, std::tuple{1, 128, 192}, std::tuple{64, 256, 4096},
+                         std::tuple{48, 768, 1152}}) {
     SCOPED_TRACE(testing::Message() << "M=" << m << " N=" << n << " K=" << k);
     const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(m) * k));
     const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.02f));
