@@ -2,7 +2,6 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
-#include "backends/cuda/env.h"
 #include "backends/cuda/half16.cuh"
 
 namespace laya::cuda {
@@ -281,9 +280,7 @@ void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
   if (p.tokens == 0) return;
   const bool lean = p.tokens >= p.lean_from_rows && p.weight != nullptr && p.add_parts == nullptr;
   const int form = !lean ? kAnyForm : p.bias == nullptr ? kWeightForm : kWeightBiasForm;
-  int pairs = p.d == 1024 ? 16 : p.d == 768 ? 12 : 0;  // english / multilingual, else any
-  static const bool sized_lean = env_int("LAYA_CUDA_LN_SIZED_LEAN", 1) != 0;  // experiment switch (item 196)
-  if (lean && !sized_lean) pairs = 0;
+  const int pairs = p.d == 1024 ? 16 : p.d == 768 ? 12 : 0;  // english / multilingual, else any
   auto* kernel = add_ln_instance<T>(form, pairs);
   launch_kernel(kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
