@@ -1,5 +1,5 @@
 // laya_bench_icache: what a kernel's code costs when the SM's instruction caches do not hold it
-// (docs/benchmarks/cuda.md item 192). The engine's kernels are 20-76 KB of sm_90a code each, and a
+// (docs/benchmarks/cuda.md item 192). The engine's kernels are 8-76 KB of sm_90a code each, and a
 // small bucket's forward runs seven different ones a layer; item 183 found two attention
 // instantiations in one forward 0.7-1.4 us a layer slower than one, and the instruction caches are a
 // suspect.
