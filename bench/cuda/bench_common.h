@@ -1,7 +1,8 @@
 // Helpers shared by the CUDA benchmarks (laya_bench_gemm, laya_bench_gemm_pdl, laya_bench_clock_gap,
-// laya_bench_grid_barrier, laya_bench_small_gemm_timeline, laya_bench_wgmma_loop): exit on a failed
-// call, parse integer lists and GEMM shapes, time a graph's replays, read an algorithm's
-// configuration attribute, fill bf16 operands with a fixed pattern.
+// laya_bench_grid_barrier, laya_bench_icache, laya_bench_small_gemm_timeline, laya_bench_wgmma_loop):
+// exit on a failed call, parse integer lists, GEMM shapes and the chain probes' options, time a
+// graph's replays, read an algorithm's configuration attribute, fill bf16 operands with a fixed
+// pattern.
 #pragma once
 
 #include <cublasLt.h>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace laya::bench {
@@ -38,6 +40,31 @@ inline std::vector<int> parse_ints(const std::string& s, char sep) {
     at = end + 1;
   }
   return v;
+}
+
+// The options of the chain probes (laya_bench_grid_barrier, laya_bench_icache): --ctas LIST
+// --threads N --launches N; exits 2 on any other option.
+struct ChainOptions {
+  std::vector<int> ctas;
+  int threads = 128, launches = 112;
+};
+inline ChainOptions parse_chain_options(int argc, char** argv, std::vector<int> default_ctas) {
+  ChainOptions o;
+  o.ctas = std::move(default_ctas);
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string opt = argv[i], val = argv[i + 1];
+    if (opt == "--ctas") {
+      o.ctas = parse_ints(val, ',');
+    } else if (opt == "--threads") {
+      o.threads = std::atoi(val.c_str());
+    } else if (opt == "--launches") {
+      o.launches = std::atoi(val.c_str());
+    } else {
+      std::fprintf(stderr, "unknown option %s\n", opt.c_str());
+      std::exit(2);
+    }
+  }
+  return o;
 }
 
 // `reps` timed replays of an instantiated graph on `stream` (CUDA events around each), in ms,

@@ -186,21 +186,9 @@ double time_flag_chain(cudaStream_t s, float* buf, unsigned* flags, size_t flag_
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> ctas_list{32, 64, 128};
-  int threads = 128, launches = 112;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string opt = argv[i], val = argv[i + 1];
-    if (opt == "--ctas") {
-      ctas_list = laya::bench::parse_ints(val, ',');
-    } else if (opt == "--threads") {
-      threads = std::atoi(val.c_str());
-    } else if (opt == "--launches") {
-      launches = std::atoi(val.c_str());
-    } else {
-      std::fprintf(stderr, "unknown option %s\n", opt.c_str());
-      return 2;
-    }
-  }
+  const auto opts = laya::bench::parse_chain_options(argc, argv, {32, 64, 128});
+  const std::vector<int>& ctas_list = opts.ctas;
+  const int threads = opts.threads, launches = opts.launches;
   cudaStream_t s = nullptr;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
   unsigned long long* sync = nullptr;

@@ -111,21 +111,9 @@ double time_chain(cudaStream_t s, const std::vector<Kernel>& ks, int distinct, f
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> ctas_list{48, 132};
-  int threads = 128, launches = 112;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string opt = argv[i], val = argv[i + 1];
-    if (opt == "--ctas") {
-      ctas_list = laya::bench::parse_ints(val, ',');
-    } else if (opt == "--threads") {
-      threads = std::atoi(val.c_str());
-    } else if (opt == "--launches") {
-      launches = std::atoi(val.c_str());
-    } else {
-      std::fprintf(stderr, "unknown option %s\n", opt.c_str());
-      return 2;
-    }
-  }
+  const auto opts = laya::bench::parse_chain_options(argc, argv, {48, 132});
+  const std::vector<int>& ctas_list = opts.ctas;
+  const int threads = opts.threads, launches = opts.launches;
   const std::vector<std::vector<Kernel>> by_size[2] = {
       {kernels_of_size<kSizes[0], false>(), kernels_of_size<kSizes[1], false>(), kernels_of_size<kSizes[2], false>(),
        kernels_of_size<kSizes[3], false>(), kernels_of_size<kSizes[4], false>()},
