@@ -144,4 +144,22 @@ inline int config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttr
   return v;
 }
 
+#ifdef __CUDACC__
+// One launch of a chain probe's chain on `s`: `ctas` CTAs of `threads`, with a programmatic edge or a plain one.
+template <typename... Params, typename... Args>
+inline void launch_link(void (*kernel)(Params...), cudaStream_t s, int ctas, int threads, bool programmatic,
+                        Args... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(ctas));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = programmatic ? 1 : 0;
+  check(cudaLaunchKernelEx(&cfg, kernel, args...), "launch");
+}
+#endif
+
 }  // namespace laya::bench

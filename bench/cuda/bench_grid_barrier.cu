@@ -29,6 +29,7 @@
 namespace {
 
 using laya::bench::check;
+using laya::bench::launch_link;
 
 constexpr int kSyncStride = 16;  // the generation word 128 bytes after the arrivals
 
@@ -126,21 +127,6 @@ double time_loop(cudaStream_t s, unsigned long long* sync, int ctas, int threads
   const double us = us_per(s, g, kBarriers);
   cudaGraphDestroy(g);
   return us;
-}
-
-// One launch of a chain on `s`: `ctas` CTAs of `threads`, with a programmatic edge or a plain one.
-template <typename... Params, typename... Args>
-void launch_link(void (*kernel)(Params...), cudaStream_t s, int ctas, int threads, bool programmatic, Args... args) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(ctas));
-  cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = programmatic ? 1 : 0;
-  check(cudaLaunchKernelEx(&cfg, kernel, args...), "launch");
 }
 
 double time_chain(cudaStream_t s, float* buf, unsigned long long* sync, int ctas, int threads, int launches,

@@ -79,25 +79,12 @@ std::vector<Kernel> kernels_of_size() {
   return kernels_of<kInstr, kWarm>(std::make_integer_sequence<int, kDistinct>{});
 }
 
-void launch_link(Kernel kernel, cudaStream_t s, int ctas, int threads, float* buf) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(ctas));
-  cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  check(cudaLaunchKernelEx(&cfg, kernel, buf), "launch");
-}
-
 // Microseconds a kernel of a chain cycling through the first `distinct` kernels.
 double time_chain(cudaStream_t s, const std::vector<Kernel>& ks, int distinct, float* buf, int ctas, int threads,
                   int launches) {
   cudaGraph_t g = nullptr;
   check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
-  for (int i = 0; i < launches; ++i) launch_link(ks[static_cast<size_t>(i % distinct)], s, ctas, threads, buf);
+  for (int i = 0; i < launches; ++i) laya::bench::launch_link(ks[static_cast<size_t>(i % distinct)], s, ctas, threads, true, buf);
   check(cudaStreamEndCapture(s, &g), "end capture");
   const double ms = laya::bench::graph_median_ms(s, g);
   cudaGraphDestroy(g);
