@@ -20,7 +20,6 @@
 #include "backends/cpu/ops.h"
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/attention.cuh"
-#include "backends/cuda/attn_out_gemm.cuh"
 #include "backends/cuda/bus_copy.cuh"
 #include "backends/cuda/gemm.h"
 #include "backends/cuda/geglu_gemm.cuh"
@@ -1471,80 +1470,6 @@ TEST(CudaKernels, ProgrammaticEdgesFollowOwnKernelsOnly) {
   cpu::gelu_erf(ref.data(), static_cast<int64_t>(ref.size()));
   expect_close(from16(dc.down()), ref, "gemm then gelu twice");
   cudaStreamDestroy(s);
-}
-
-// Attention fused into the attention output GEMM (buckets of <= 64 tokens) against the two kernels
-// it replaces — attention (wgmma form, 32-query tiles, as small buckets run it) and the small GEMM's
-// partials form over the same splits (heads / 4): for one row starting at token 0 the partials are
-// bitwise equal; with several rows (the keys of a row at other places of the key tile) within
-// rounding of the softmax's sums, and the zero row's tokens (the padding tail) give exact zeros.
-// Every token count instance (16, 32, 48, 64), 4, 8 and 16 heads; outputs poisoned before.
-TYPED_TEST(CudaKernelsTyped, AttnOutGemmEqualsAttentionThenPartials) {
-  LAYA_REQUIRE_GPU();
-  if (!attn_out_gemm_supported(1, kAttnOutHeadsPerCta, -1) || !attention_wgmma_supported())
-    GTEST_SKIP() << "the fused attention output GEMM needs sm_90a: test not run";
-  std::mt19937 rng(41);
-  struct Case {
-    std::vector<int32_t> lens;  // rows; the last is the zero row where `tail`
-    bool tail;
-    int32_t heads;
-  };
-  const std::vector<Case> cases{{{48}, false, 16}, {{1}, false, 4},          {{16}, false, 8},
-                                {{33}, false, 4},  {{64}, false, 4},         {{40, 8}, true, 16},
-                                {{5, 0, 11, 20}, false, 8}, {{3, 9, 2}, true, 4}, {{16, 16, 16, 16}, false, 4},
-                                {{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, true, 8}};
-  for (const auto& c : cases) {
-    std::vector<int32_t> offs, tiles;
-    tiles_for(c.lens, offs, tiles, 32);
-    const int32_t m = offs.back(), heads = c.heads, d = heads * 64, parts = attn_out_gemm_parts(heads);
-    const int32_t zero_row = c.tail ? static_cast<int32_t>(c.lens.size()) - 1 : -1;
-    SCOPED_TRACE(testing::Message() << "tokens " << m << ", rows " << c.lens.size() << ", heads " << heads
-                                    << (c.tail ? ", zero tail row" : ""));
-    std::vector<int32_t> tok_row;
-    for (size_t r = 0; r < c.lens.size(); ++r) tok_row.insert(tok_row.end(), c.lens[r], static_cast<int32_t>(r));
-    const auto qkv = to16<TypeParam>(randn(rng, static_cast<size_t>(m) * 3 * d, 1.5f));
-    const auto wo = to16<TypeParam>(randn(rng, static_cast<size_t>(d) * d, 0.05f));
-    Dev<TypeParam> dqkv(qkv), dwo(wo), att(static_cast<size_t>(m) * d);
-    Dev<int32_t> dtiles(tiles), drow(tok_row), doffs(offs);
-    Dev<float> want(static_cast<size_t>(parts) * m * d), got(static_cast<size_t>(parts) * m * d);
-    AttentionParams<TypeParam> p = attention_params<TypeParam>(dqkv.get(), dtiles, tiles.size(), heads);
-    p.out = att.get();
-    p.query_tile = 32;
-    p.wgmma = true;
-    p.zero_row = zero_row;
-    launch_attention(p, nullptr);
-    SmallGemmArgs<TypeParam> g{att.get(), dwo.get(), want.get(), m, d, d, SmallGemmForm::partials, parts};
-    g.wide = true;
-    launch_small_gemm(g, nullptr);
-    AttnOutGemmArgs<TypeParam> f;
-    f.qkv = dqkv.get();
-    f.wo = dwo.get();
-    f.out = got.get();
-    f.tok_row = drow.get();
-    f.row_offsets = doffs.get();
-    f.m = m;
-    f.heads = heads;
-    f.zero_row = zero_row;
-    launch_attn_out_gemm(f, nullptr);
-    const auto w = want.down(), o = got.down();
-    if (c.lens.size() == 1) {
-      size_t differ = 0;
-      for (size_t i = 0; i < w.size(); ++i) differ += std::memcmp(&w[i], &o[i], sizeof(float)) != 0;
-      EXPECT_EQ(differ, 0u) << "partials differing from attention + the small GEMM's partials";
-    } else {
-      expect_close(o, w, "fused attention output partials");
-    }
-    for (int32_t s = 0; s < parts; ++s)
-      for (int32_t t = zero_row >= 0 ? offs[static_cast<size_t>(zero_row)] : m; t < m; ++t)
-        for (int32_t col = 0; col < d; ++col)
-          ASSERT_EQ(o[(static_cast<size_t>(s) * m + t) * d + col], 0.f) << "the zero row's token " << t;
-  }
-  EXPECT_FALSE(attn_out_gemm_supported(65, 4, -1)) << "two key tiles";
-  EXPECT_FALSE(attn_out_gemm_supported(8, 6, -1)) << "heads not a multiple of 4";
-  EXPECT_FALSE(attn_out_gemm_supported(48, 4, 32)) << "a window that does not cover the bucket";
-  EXPECT_TRUE(attn_out_gemm_supported(48, 4, 64));
-  AttnOutGemmArgs<TypeParam> bad;
-  EXPECT_THROW(launch_attn_out_gemm(bad, nullptr), Error) << "null operands";
 }
 
 TEST(CudaKernels, LaunchersRejectBadShapes) {

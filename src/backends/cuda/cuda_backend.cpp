@@ -14,7 +14,6 @@
 
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/attention.cuh"
-#include "backends/cuda/attn_out_gemm.cuh"
 #include "backends/cuda/build_info.h"
 #include "backends/cuda/bus_copy.cuh"
 #include "backends/cuda/check.h"
@@ -97,11 +96,6 @@ constexpr int32_t kSmallMlpOutSplits = 3;
 // -0.016, 64 tokens -0.015..-0.021; 4 partials were slower than none, and 4 for the MLP output
 // GEMM slower at <= 48 tokens. LAYA_CUDA_ATTN_OUT_SPLITS overrides it (0 or 1: none; at most 4).
 constexpr int32_t kAttnOutSplits = 2;
-// Buckets of at most kAttnOutMaxTokens (64) tokens whose QKV GEMM rotates q and k compute attention
-// inside the attention output GEMM (attn_out_gemm.cuh: each CTA recomputes its K range's heads,
-// writing attn_out_gemm_parts partials — 4 at 16 heads) instead of launching attention: one kernel
-// a layer fewer. LAYA_CUDA_ATTN_OUT_FUSED overrides it (0: off).
-constexpr bool kAttnOutFused = true;
 // Buckets whose QKV GEMM runs on the small GEMM (up to 128 tokens) rotate q and k (RoPE) in that
 // GEMM's epilogue (small_gemm.cuh, the rope form) instead of in attention's loads, which then
 // stream q and K without the tables. Measured on the H200 (docs/benchmarks/cuda.md item 134, six
@@ -399,7 +393,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K (PDL scopes, small_tail_)
   int32_t attn_out_splits_ = kAttnOutSplits;  // the attention output GEMM's on the small GEMM (0: none)
-  bool attn_out_fused_ = kAttnOutFused;       // attention inside the attention output GEMM (<= 64 tokens)
   int32_t small_mlp_out_splits_ = kSmallMlpOutSplits;  // the MLP output GEMM's there
   bool rope_in_gemm_ = kRopeInQkvGemm;  // q and k rotated in the small QKV GEMM's epilogue
   bool decision_parts_ = kDecisionParts;      // the decision layers' output GEMMs as partials there
@@ -506,7 +499,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   const int64_t T = limits_.max_tokens, K = limits_.max_markers, S = max_b.row_slots(), d = dims_.d;
   const int64_t up_cols = std::max<int64_t>(2 * dims_.inter, dims_.ffn);
   attn_out_splits_ = std::clamp(env_int("LAYA_CUDA_ATTN_OUT_SPLITS", kAttnOutSplits), 0, int32_t{kMaxAddParts});
-  attn_out_fused_ = env_int("LAYA_CUDA_ATTN_OUT_FUSED", kAttnOutFused ? 1 : 0) != 0;
   decision_parts_ = env_int("LAYA_CUDA_DECISION_PARTS", kDecisionParts ? 1 : 0) != 0;
   small_mlp_out_splits_ =
       std::clamp(env_int("LAYA_CUDA_SMALL_MLP_OUT_SPLITS", kSmallMlpOutSplits), 1, int32_t{kMaxAddParts});
@@ -625,9 +617,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       "output GEMMs {}, lean add+LNs from {} tokens, cuBLASLt GEMMs without clusters {}, attention on wgmma {}, "
       "last decision layer on the head's rows {}, inputs and outputs {}, programmatic launches {}",
       device_name_, precision_name(precision_), w_.bytes >> 20, ws_bytes >> 20, limits_.max_tokens, limits_.max_rows,
-      limits_.max_markers, options.execution, partials_max_rows_, small_mlp_out_splits_,
-      fmt::format("{}{}", attn_out_splits_,
-                  attn_out_fused_ ? fmt::format(", attention inside it up to {} tokens", kAttnOutMaxTokens) : ""),
+      limits_.max_markers, options.execution, partials_max_rows_, small_mlp_out_splits_, attn_out_splits_,
       decision_parts_ ? "as partials" : "whole", rope_in_gemm_ ? "on" : "off",
       small_gemm_max_m_ > 0
           ? fmt::format("up to {} tokens, with PDL{}, wide layout up to {} tokens{}", small_gemm_max_m_,
@@ -915,11 +905,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   const bool rope_in_qkv = rope_in_gemm_ && T <= small_gemm_max_m_ && small_takes(T, 3 * d, d, SmallGemmForm::rope);
   ap.prefetch_rope = pdl_enabled() && T <= small_gemm_max_m_ && !rope_in_qkv;
 
-  // Attention inside the attention output GEMM (kAttnOutFused): q and k rotated by the QKV GEMM, every
-  // row in one key tile and inside the local window, the partials summed by the add+LN.
-  const bool attn_out_fused = attn_out_fused_ && rope_in_qkv && !(residual_from_ > 0 && T >= residual_from_) &&
-                              T <= partials_max_rows_ && attn_out_gemm_parts(dims_.heads) <= kMaxAddParts &&
-                              attn_out_gemm_supported(T, dims_.heads, dims_.local_half);
   const int32_t L = static_cast<int32_t>(w_.layers.size());
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
@@ -960,6 +945,10 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       rp.k_only = true;
       launch_rope(rp, s);
     }
+    AttentionParams<Elem> lp = ap;
+    lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && attention_five_blocks_form(ap);
+    lp.one_block_per_sm = ap.one_block_per_sm && !lp.five_blocks;
+    launch_attention(lp, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
     // (or split-K partials) that the add+LN after them adds.
     const bool residual = residual_from_ > 0 && T >= residual_from_;
@@ -967,37 +956,17 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     AddLnParams<Elem> a;
     a.x = ws_.x;
     a.lean_from_rows = lean_add_ln_from_;
-    if (attn_out_fused) {  // attention and the output GEMM in one kernel, as partials
-      AttnOutGemmArgs<Elem> fa;
-      fa.qkv = qkv_;
-      fa.wo = as<Elem>(lw.wo);
-      fa.out = ws_.parts;
-      fa.tok_row = tok_row;
-      fa.row_offsets = row_off;
-      fa.m = T;
-      fa.heads = dims_.heads;
-      fa.zero_row = ap.zero_row;
-      fa.scale = ap.scale;
-      launch_attn_out_gemm(fa, s);
+    if (residual) {
+      gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
+    } else if (attn_out_splits_ > 1 && T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
+               small_takes(T, d, d, SmallGemmForm::partials, attn_out_splits_)) {
+      small_gemm(SmallGemmArgs<Elem>{att_, as<Elem>(lw.wo), ws_.parts, T, d, d, SmallGemmForm::partials, attn_out_splits_},
+                 s);
       a.add_parts = ws_.parts;
-      a.parts = attn_out_gemm_parts(dims_.heads);
+      a.parts = attn_out_splits_;
     } else {
-      AttentionParams<Elem> lp = ap;
-      lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && attention_five_blocks_form(ap);
-      lp.one_block_per_sm = ap.one_block_per_sm && !lp.five_blocks;
-      launch_attention(lp, s);
-      if (residual) {
-        gemm_->run_residual(att_, as<Elem>(lw.wo), ws_.x, scratch, T, d, d, s);
-      } else if (attn_out_splits_ > 1 && T <= partials_max_rows_ && T <= small_gemm_max_m_ &&
-                 small_takes(T, d, d, SmallGemmForm::partials, attn_out_splits_)) {
-        small_gemm(
-            SmallGemmArgs<Elem>{att_, as<Elem>(lw.wo), ws_.parts, T, d, d, SmallGemmForm::partials, attn_out_splits_}, s);
-        a.add_parts = ws_.parts;
-        a.parts = attn_out_splits_;
-      } else {
-        linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
-        a.add = proj_;
-      }
+      linear(GemmArgs<Elem>{att_, as<Elem>(lw.wo), nullptr, proj_, T, d, d, false}, s);
+      a.add = proj_;
     }
     a.weight = lw.mlp_norm;
     a.y = y_;
