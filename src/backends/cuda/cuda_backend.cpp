@@ -91,11 +91,12 @@ constexpr int32_t kMlpOutSplits = 2;
 // -0.003 (item 89: four partials +0.016 at 1x48). LAYA_CUDA_SMALL_MLP_OUT_SPLITS overrides it (1-4).
 constexpr int32_t kSmallMlpOutSplits = 3;
 // Buckets on the small GEMM run the attention output GEMM as kAttnOutSplits fp32 partials too,
-// summed by the add+LN after it: twice the CTAs (the wide layout has only 16 for N = 1,024), half
-// the k-tiles each. Measured on the H200 (docs/benchmarks/cuda.md item 74): 1x48 -0.028 ms, 1x16
-// -0.016, 64 tokens -0.015..-0.021; 4 partials were slower than none, and 4 for the MLP output
-// GEMM slower at <= 48 tokens. LAYA_CUDA_ATTN_OUT_SPLITS overrides it (0 or 1: none; at most 4).
-constexpr int32_t kAttnOutSplits = 2;
+// summed by the add+LN after it: three times the CTAs (the wide layout has only 16 for N = 1,024),
+// a third of the k-tiles each. Measured on the H200: 2 against none (docs/benchmarks/cuda.md item
+// 74) 1x48 -0.028 ms, 1x16 -0.016, 64 tokens -0.015..-0.021; 3 against 2 (item 199, session 40)
+// 1x16 -0.012, 1x48 -0.009, 1x64 -0.012, 1x128 -0.010; 4 against 2 +0.020 at 1x48 (item 198).
+// LAYA_CUDA_ATTN_OUT_SPLITS overrides it (0 or 1: none; at most 4).
+constexpr int32_t kAttnOutSplits = 3;
 // Buckets whose QKV GEMM runs on the small GEMM (up to 128 tokens) rotate q and k (RoPE) in that
 // GEMM's epilogue (small_gemm.cuh, the rope form) instead of in attention's loads, which then
 // stream q and K without the tables. Measured on the H200 (docs/benchmarks/cuda.md item 134, six
