@@ -369,7 +369,7 @@ TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
   const char* wide_var = "LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M";
   auto wide = engine_with_env(wide_var, "64"), wide_eager = engine_with_env(wide_var, "64", "eager");
   auto narrow = engine_with_env(wide_var, "0");
-  auto attn_out_whole = engine_with_env("LAYA_CUDA_ATTN_OUT_SPLITS", "0");  // the default: 3 partials
+  auto attn_out_whole = engine_with_env("LAYA_CUDA_ATTN_OUT_SPLITS", "0");  // the default: partials (2 at tiny's d)
   auto decision_whole = engine_with_env("LAYA_CUDA_DECISION_PARTS", "0");   // the default: partials
   auto small64 = engine_with_env(var, "64");
   engine::BackendOptions co;
