@@ -90,10 +90,10 @@ constexpr int32_t kMlpOutSplits = 2;
 // 132, four rounds): 1x16 -0.012 ms, 1x48 -0.010, 1x64 -0.010, 1x128 -0.008, 2x32 -0.007, 4x64
 // -0.003 (item 89: four partials +0.016 at 1x48). LAYA_CUDA_SMALL_MLP_OUT_SPLITS overrides it (1-4).
 constexpr int32_t kSmallMlpOutSplits = 3;
-// Buckets on the small GEMM run the attention output GEMM as attn_out_splits_for(d) fp32 partials too,
-// summed by the add+LN after it: more CTAs (the wide layout has only 16 for N = 1,024), fewer
-// k-tiles each. Measured on the H200: 2 against none (docs/benchmarks/cuda.md item
-// 74) 1x48 -0.028 ms, 1x16 -0.016, 64 tokens -0.015..-0.021; 3 against 2 (item 199, session 40)
+// Buckets on the small GEMM run the attention output GEMM as attn_out_splits_for(d) fp32 partials
+// too, summed by the add+LN after it: more CTAs (the wide layout has only 16 for N = 1,024), fewer
+// k-tiles each. Measured on the H200: 2 against none (docs/benchmarks/cuda.md item 74) 1x48
+// -0.028 ms, 1x16 -0.016, 64 tokens -0.015..-0.021; 3 against 2 (item 199, session 40)
 // 1x16 -0.012, 1x48 -0.009, 1x64 -0.012, 1x128 -0.010 (at 1x48 -0.004 in a second run, 4x16
 // +0.001..+0.005); 4 against 2 +0.020 at 1x48 (item 198). At d = 768 (12 k-tiles) 3 was not faster
 // (1x16 +0.005, the rest +-0.004), so there it stays 2. LAYA_CUDA_ATTN_OUT_SPLITS overrides it (0
@@ -501,7 +501,8 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   const StagingLayout max_l = StagingLayout::for_bucket(max_b);
   const int64_t T = limits_.max_tokens, K = limits_.max_markers, S = max_b.row_slots(), d = dims_.d;
   const int64_t up_cols = std::max<int64_t>(2 * dims_.inter, dims_.ffn);
-  attn_out_splits_ = std::clamp(env_int("LAYA_CUDA_ATTN_OUT_SPLITS", attn_out_splits_for(dims_.d)), 0, int32_t{kMaxAddParts});
+  attn_out_splits_ =
+      std::clamp(env_int("LAYA_CUDA_ATTN_OUT_SPLITS", attn_out_splits_for(dims_.d)), 0, int32_t{kMaxAddParts});
   decision_parts_ = env_int("LAYA_CUDA_DECISION_PARTS", kDecisionParts ? 1 : 0) != 0;
   small_mlp_out_splits_ =
       std::clamp(env_int("LAYA_CUDA_SMALL_MLP_OUT_SPLITS", kSmallMlpOutSplits), 1, int32_t{kMaxAddParts});
