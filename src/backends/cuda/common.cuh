@@ -72,8 +72,6 @@ __device__ __forceinline__ uint64_t global_ns() {
 
 // Fetches the 128-byte line holding p into L2 (fire and forget: no register, no wait).
 __device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
-// The same into the SM's L1 (and L2).
-__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
 
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll

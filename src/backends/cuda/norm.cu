@@ -153,15 +153,11 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
       }
     store_f32(x, v, np, lane);
   } else if (!kLean && p.add_parts != nullptr) {
-    // Each part's loads for the whole row are issued together, then added in part order. The
-    // compiled loop adds a part before it branches to the next part's loads, so each part would
-    // cost an L2 round trip of its own (≈ 0.35–0.45 µs, docs/benchmarks/cuda.md items 198, 200);
-    // the row's lines of parts 1.. are therefore sent to L1 first, with x's and part 0's loads in
-    // flight, and the loop's later loads find them there.
+    // Each part's loads for the whole row are issued together (one memory round trip per part,
+    // not one per pair; the unrolled parts' loads may be issued before the earlier ones are
+    // added), then added in part order.
     const size_t part = static_cast<size_t>(p.tokens) * p.d;
     const float* a = p.add_parts + static_cast<size_t>(row) * p.d;
-    for (int s = 1; s < p.parts; ++s)
-      for (int c = lane; c < p.d / 32; c += 32) dev::prefetch_l1(a + s * part + 32 * c);
     float sum[2 * kMaxPairs];
     load_f32(a, sum, np, lane);
 #pragma unroll
