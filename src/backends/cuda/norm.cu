@@ -10,7 +10,6 @@ namespace {
 
 constexpr int kMaxPairs = kMaxHidden / 64;  // pairs per lane
 constexpr int kRowsPerBlock = 4;
-constexpr int kEagerParts = 3;  // add+LN: the split-K parts whose loads are all issued at once
 
 // The lane's share of a LayerNorm's weight and optional bias, loaded when a kernel starts so the
 // loads overlap the row's loads and reductions instead of following them. The kernels load them
@@ -154,26 +153,15 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
       }
     store_f32(x, v, np, lane);
   } else if (!kLean && p.add_parts != nullptr) {
-    // The parts' loads for the whole row are issued before the first add — one memory round trip
-    // for the first kEagerParts parts, not one a part: a loop that stopped at p.parts compiled to
-    // each part's adds (which wait for its loads) before the branch to the next part's loads
-    // (docs/benchmarks/cuda.md item 200). A part past p.parts reads part 0 again, so that no load is
-    // conditional, and adds -0: x + -0 is x for every x, so the sums are bitwise those of the
-    // parts alone, in part order. Parts from kEagerParts on (four: the decision FFN's) follow.
+    // Each part's loads for the whole row are issued together (one memory round trip per part,
+    // not one per pair; the unrolled parts' loads may be issued before the earlier ones are
+    // added), then added in part order.
     const size_t part = static_cast<size_t>(p.tokens) * p.d;
     const float* a = p.add_parts + static_cast<size_t>(row) * p.d;
     float sum[2 * kMaxPairs];
-    float more[kEagerParts - 1][2 * kMaxPairs];
     load_f32(a, sum, np, lane);
 #pragma unroll
-    for (int s = 1; s < kEagerParts; ++s) load_f32(a + (s < p.parts ? s : 0) * part, more[s - 1], np, lane);
-#pragma unroll
-    for (int s = 1; s < kEagerParts; ++s)
-#pragma unroll
-      for (int j = 0; j < 2 * kMaxPairs; ++j)
-        if (j < 2 * np) sum[j] = __fadd_rn(sum[j], s < p.parts ? more[s - 1][j] : -0.f);
-#pragma unroll
-    for (int s = kEagerParts; s < kMaxAddParts; ++s) {
+    for (int s = 1; s < kMaxAddParts; ++s) {
       if (s >= p.parts) break;
       float f[2 * kMaxPairs];
       load_f32(a + s * part, f, np, lane);
