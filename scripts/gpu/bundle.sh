@@ -7,7 +7,8 @@
 # the official laya wheel, all compressed into .gpu/bundle.tar.xz (the tree that travels is
 # limited to 64 MiB), plus .gpu/run.sh, which unpacks once and runs a program with LD_LIBRARY_PATH set.
 #
-# usage: [LAYA_BASELINE_BIN=DIR] scripts/gpu/bundle.sh [BUILD_DIR]   (default build/cuda-h; build laya-engine test_gpu test_cuda_host first)
+# usage: [LAYA_BASELINE_BIN=DIR] [LAYA_BUNDLE_PROBES="laya_bench_http ..."|none] scripts/gpu/bundle.sh [BUILD_DIR]
+#        (default build/cuda-h; build laya-engine test_gpu test_cuda_host first)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build/cuda-h}
@@ -23,11 +24,15 @@ for f in "$B/bin/laya-engine" "$B/tests/gpu/test_gpu" "$B/tests/gpu/test_cuda_ho
 done
 # Optional, when built: the HTTP benchmark (bench/server, --backend cuda) and the CUDA benchmarks
 # (bench/cuda: GEMM candidates, PDL probes, grid barrier, instruction cache, small GEMM timeline, wgmma
-# loop, clock gap).
+# loop, clock gap). LAYA_BUNDLE_PROBES names the ones to take (space-separated; default "all";
+# "none": none) — the carried tree is limited to 64 MiB and the repository's tracked files take
+# about half of it, so a bundle with a baseline and every probe no longer fits (session 40).
+PROBES=" ${LAYA_BUNDLE_PROBES:-all} "
 for f in "$B/bench/server/laya_bench_http" "$B/bench/cuda/laya_bench_gemm" "$B/bench/cuda/laya_bench_gemm_pdl" \
          "$B/bench/cuda/laya_bench_grid_barrier" "$B/bench/cuda/laya_bench_icache" \
          "$B/bench/cuda/laya_bench_small_gemm_timeline" \
          "$B/bench/cuda/laya_bench_wgmma_loop" "$B/bench/cuda/laya_bench_clock_gap"; do
+  case "$PROBES" in *" all "*|*" $(basename "$f") "*) ;; *) continue ;; esac
   if [ -x "$f" ]; then
     cp "$f" "$STAGE/bin/" && strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
   fi
