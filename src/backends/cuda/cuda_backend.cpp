@@ -395,7 +395,7 @@ class CudaBackendImpl final : public CudaEngine {
   std::unique_ptr<Gemm> gemm_;
   int32_t small_gemm_max_m_ = 0;  // encoder GEMMs over at most this many rows use small_gemm (0: never)
   int32_t small_gemm_bias_max_k_ = 0;  // and those with a bias up to this K (PDL scopes, small_tail_)
-  int32_t attn_out_splits_ = 2;  // the attention output GEMM's on the small GEMM (0: none; attn_out_splits_for)
+  int32_t attn_out_splits_ = 0;  // the attention output GEMM's partials on the small GEMM (0: none; attn_out_splits_for)
   int32_t small_mlp_out_splits_ = kSmallMlpOutSplits;  // the MLP output GEMM's there
   bool rope_in_gemm_ = kRopeInQkvGemm;  // q and k rotated in the small QKV GEMM's epilogue
   bool decision_parts_ = kDecisionParts;      // the decision layers' output GEMMs as partials there
