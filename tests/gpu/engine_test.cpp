@@ -516,20 +516,6 @@ TEST(CudaEngine, RopeInTheQkvGemmLeavesTheAnswersBitwiseUnchanged) {
                    "RoPE in the QKV GEMM");
 }
 
-// The small GEMM's weights loaded L2 evict-first or not (LAYA_CUDA_SMALL_W_EVICT_FIRST): the same
-// bits end to end, graph and eager (a cache hint changes no value).
-TEST(CudaEngine, SmallGemmWeightsEvictFirstLeaveTheAnswersBitwiseUnchanged) {
-  LAYA_REQUIRE_GPU();
-  if (!small_gemm_supported(1, 64, 64, SmallGemmForm::rope, 1, true))
-    GTEST_SKIP() << "small GEMM needs sm_90a: test not run";
-  const char* var = "LAYA_CUDA_SMALL_W_EVICT_FIRST";
-  auto hinted = engine_with_env(var, "1"), hinted_eager = engine_with_env(var, "1", "eager");
-  auto plain = engine_with_env(var, "0");
-  expect_same_bits(*hinted, *hinted_eager, *plain, 330,
-                   {{1, 1, 1}, {1, 30, 48}, {2, 20, 30}, {1, 60, 64}, {3, 30, 40}, {2, 50, 64}}, small_buckets,
-                   "small GEMM weights evict-first");
-}
-
 // Attention one block per SM (LAYA_CUDA_ATTN_ONE_BLOCK=2: every bucket above the small GEMM's; the
 // tiny checkpoint's grids are too small for the default rule) and not at all: the same bits end to
 // end, graph and eager.

@@ -398,7 +398,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_out_splits_ = 0;  // the attention output GEMM's partials on the small GEMM (0: none; attn_out_splits_for)
   int32_t small_mlp_out_splits_ = kSmallMlpOutSplits;  // the MLP output GEMM's there
   bool rope_in_gemm_ = kRopeInQkvGemm;  // q and k rotated in the small QKV GEMM's epilogue
-  bool small_w_evict_first_ = false;    // the small GEMM's weights L2 evict-first (SmallGemmArgs::w_evict_first)
   bool decision_parts_ = kDecisionParts;      // the decision layers' output GEMMs as partials there
   int32_t small_gemm_wide_max_m_ = 0;  // in its wide layout up to this many rows, where the shape allows
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
@@ -596,7 +595,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                             : 0;
     small_gemm_bias_max_k_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_BIAS", kSmallGemmBiasMaxK));
     small_tail_ = env_int("LAYA_CUDA_SMALL_TAIL", kSmallTail ? 1 : 0) != 0;
-    small_w_evict_first_ = env_int("LAYA_CUDA_SMALL_W_EVICT_FIRST", 0) != 0;
     small_gemm_wide_max_m_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M", small_gemm_wide_max_rows(dims_.d)));
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
@@ -772,7 +770,6 @@ void CudaBackendImpl::linear(const GemmArgs<Elem>& g, cudaStream_t s) {
 template <class Elem>
 void CudaBackendImpl::small_gemm(SmallGemmArgs<Elem> a, cudaStream_t s) {
   a.wide = small_gemm_wide(a.m, a.n, a.k, a.form, a.splits);
-  a.w_evict_first = small_w_evict_first_;
   launch_small_gemm(a, s);
 }
 

@@ -294,7 +294,7 @@ template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* out,
                       const T* bias, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline,
-                      RopeTables rope, bool w_evict_first) {
+                      RopeTables rope) {
 #ifdef LAYA_HAS_WGMMA
   using L = Layout<kWide, kN>;
   constexpr int kWOffset = kWide ? 0 : L::kARowsBytes, kXOffset = kWide ? L::kARowsBytes : 0;  // in a stage
@@ -327,33 +327,23 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   if (threadIdx.x >= 128) {  // the producer warpgroup: one thread issues the loads
     if (threadIdx.x == 128) {
-      // Each W box is read by this CTA only, once: with w_evict_first it is loaded as the L2's first
-      // to go (SmallGemmArgs::w_evict_first).
-      const uint64_t policy = w_evict_first ? dev::l2_evict_first_policy() : 0;
-      auto w_box = [&](unsigned char* dst, int kc, int row, int s) {
-        if (w_evict_first)
-          tma_load(dst, &w_map, &full[s], kc, row, policy);
-        else
-          tma_load(dst, &w_map, &full[s], kc, row);
-      };
+      // Each W box is read once, by this CTA alone: loaded as the L2's first lines to go, so the
+      // lines read again a layer later (code, constants, activations) stay (item 201).
+      const uint64_t policy = dev::l2_evict_first_policy();
       auto load_w = [&](int i, int s) {
         unsigned char* dst = smem + s * L::kStageBytes + kWOffset;
         const int kc = (kt0 + i) * kBK;
         if constexpr ((kForm == SmallGemmForm::geglu || kForm == SmallGemmForm::rope) && kWide) {
-          // paired rows (act/mul; RoPE halves)
-          if (w_evict_first)
-            dev::tma_load_4d(dst, &w_map, &full[s], kc, col0 / 8, policy);
-          else
-            dev::tma_load_4d(dst, &w_map, &full[s], kc, col0 / 8);
+          dev::tma_load_4d(dst, &w_map, &full[s], kc, col0 / 8, policy);  // paired rows (act/mul; RoPE halves)
         } else if constexpr (kForm == SmallGemmForm::rope) {  // 16 dims, then the 16 dims 32 above
           const int r0 = narrow_rope_rows(col0, rope.cols);
-          w_box(dst, kc, r0 >= 0 ? r0 : col0, s);
-          w_box(dst + (L::kWRows / 2) * kBK * 2, kc, r0 >= 0 ? r0 + 32 : col0 + 16, s);
+          tma_load(dst, &w_map, &full[s], kc, r0 >= 0 ? r0 : col0, policy);
+          tma_load(dst + (L::kWRows / 2) * kBK * 2, &w_map, &full[s], kc, r0 >= 0 ? r0 + 32 : col0 + 16, policy);
         } else if constexpr (kForm == SmallGemmForm::geglu) {  // 16 act rows, then their 16 mul rows
-          w_box(dst, kc, col0, s);
-          w_box(dst + (L::kWRows / 2) * kBK * 2, kc, n + col0, s);
+          tma_load(dst, &w_map, &full[s], kc, col0, policy);
+          tma_load(dst + (L::kWRows / 2) * kBK * 2, &w_map, &full[s], kc, n + col0, policy);
         } else {
-          w_box(dst, kc, col0, s);
+          tma_load(dst, &w_map, &full[s], kc, col0, policy);
         }
       };
       auto load_x = [&](int i, int s) {
@@ -454,7 +444,7 @@ void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(a.n / L::template outputs<kForm>()), static_cast<unsigned>(a.splits));
   const RopeTables rope{a.rope_pos, a.rope_cos, a.rope_sin, a.rope_len, a.rope_cols};
   launch_kernel_smem(kernel, grid, dim3(kThreads), L::kSmemBytes, stream, true, x_map, w_map, a.out,
-                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits, a.timeline, rope, a.w_evict_first);
+                     a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits, a.timeline, rope);
 }
 
 template <class T, SmallGemmForm kForm, bool kWide, int kN>

@@ -143,15 +143,8 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint
       : "memory");
 }
 
-// One box of a 4-dimensional tensor map (tma_tensor_map_act_mul: k element, 0, 0, row block).
-__device__ __forceinline__ void tma_load_4d(void* dst, const CUtensorMap* map, uint64_t* bar, int k, int block) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %4, %5}], "
-      "[%2];\n" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(k), "r"(0), "r"(block)
-      : "memory");
-}
-// tma_load_4d with an L2 cache policy (l2_evict_first_policy).
+// One box of a 4-dimensional tensor map (tma_tensor_map_act_mul: k element, 0, 0, row block), with
+// an L2 cache policy (l2_evict_first_policy).
 __device__ __forceinline__ void tma_load_4d(void* dst, const CUtensorMap* map, uint64_t* bar, int k, int block,
                                             uint64_t policy) {
   asm volatile(
