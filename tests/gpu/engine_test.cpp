@@ -516,21 +516,6 @@ TEST(CudaEngine, RopeInTheQkvGemmLeavesTheAnswersBitwiseUnchanged) {
                    "RoPE in the QKV GEMM");
 }
 
-// cuBLASLt's reads of W as streaming in captured graphs (LAYA_CUDA_GEMM_W_STREAMING_MAX_M): the
-// same bits end to end, graph and eager, and the captures did mark kernel nodes.
-TEST(CudaEngine, GemmWeightStreamingLeavesTheAnswersBitwiseUnchanged) {
-  LAYA_REQUIRE_GPU();
-  const char* var = "LAYA_CUDA_GEMM_W_STREAMING_MAX_M";
-  auto on = engine_with_env(var, "100000"), on_eager = engine_with_env(var, "100000", "eager");
-  auto off = engine_with_env(var, "0");
-  expect_same_bits(*on, *on_eager, *off, 340, {{2, 100, 128}, {3, 50, 70}, {6, 60, 120}}, above_small_buckets,
-                   "GEMM weights streaming");
-  EXPECT_GT(on->stats().gemm_streaming_nodes, 0) << "no captured GEMM was marked";
-  EXPECT_EQ(on->stats().capture_failures, 0) << "marking made captures fail (they ran eagerly)";
-  EXPECT_EQ(off->stats().gemm_streaming_nodes, 0);
-  EXPECT_EQ(on_eager->stats().gemm_streaming_nodes, 0) << "eager calls run without the window";
-}
-
 // Attention one block per SM (LAYA_CUDA_ATTN_ONE_BLOCK=2: every bucket above the small GEMM's; the
 // tiny checkpoint's grids are too small for the default rule) and not at all: the same bits end to
 // end, graph and eager.

@@ -315,7 +315,6 @@ class CudaBackendImpl final : public CudaEngine {
     CudaStats s = stats_;
     s.cached_shapes = book_.size();
     s.cached_bytes = book_.bytes();
-    s.gemm_streaming_nodes = gemm_ != nullptr ? gemm_->streaming_nodes() : 0;
     return s;
   }
   engine::BackendCounters counters() const override {
@@ -591,7 +590,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     launch_fill_gelu_all(ws_.gelu_all, nullptr);
     gelu_table_ = precision_ == Precision::bf16 && env_int("LAYA_CUDA_GELU_TABLE", kGeluTable ? 1 : 0) != 0;
     gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(), cluster_rule_);
-    gemm_->stream_weights_up_to(std::max(0, env_int("LAYA_CUDA_GEMM_W_STREAMING_MAX_M", 0)));
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 128)
                             : 0;

@@ -26,7 +26,6 @@ struct CudaStats {
   int64_t capture_failures = 0;  // failed captures (cleaned up; that forward ran eagerly)
   int64_t pruned_head_records = 0;  // forwards recorded (eager or captured) with the last decision layer pruned
   int64_t gemm_memsets_replaced = 0;  // cuBLASLt memsets replaced by an own kernel in captures (graph_memsets.h)
-  int64_t gemm_streaming_nodes = 0;   // cuBLASLt kernel nodes reading W as streaming (Gemm::stream_weights_up_to)
   int64_t evictions = 0;
   double capture_ms = 0;            // host time in capture(): GEMM timing, capture, instantiation; failures too
   int64_t cached_shapes = 0;

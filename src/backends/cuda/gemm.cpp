@@ -18,10 +18,6 @@ Gemm::Gemm(void* workspace, size_t workspace_bytes, int32_t tune_from_m, SingleC
       tune_from_m_(tune_from_m),
       single_cta_cluster_(std::move(single_cta_cluster)) {
   LAYA_CUBLAS_CHECK(cublasLtCreate(&handle_));
-  int device = 0, window = 0;
-  if (cudaGetDevice(&device) == cudaSuccess &&
-      cudaDeviceGetAttribute(&window, cudaDevAttrMaxAccessPolicyWindowSize, device) == cudaSuccess)
-    max_window_bytes_ = static_cast<size_t>(window > 0 ? window : 0);
 }
 
 Gemm::~Gemm() {
@@ -196,28 +192,10 @@ void Gemm::run_call(const Call& a, cudaStream_t stream) {
         cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a.bias, sizeof(a.bias)));
   const float alpha = 1.f, beta = a.accumulate ? 1.f : 0.f;
   pdl_last_launch_own() = false;  // the own kernel after this one launches with a plain edge (pdl.h)
-  const size_t w_bytes = static_cast<size_t>(a.n) * static_cast<size_t>(a.k) * 2;  // 16-bit W [n, k]
-  GemmCaptureLog w_nodes;
-  CaptureCallLog w_log(a.m <= stream_w_max_m_ && w_bytes <= max_window_bytes_ ? &w_nodes : nullptr, stream);
   CaptureCallLog call_log(capture_log_, stream);
   LAYA_CUBLAS_CHECK(cublasLtMatmul(handle_, p.op, &alpha, a.w, p.la, a.in, p.lb, &beta, a.out, p.lc, a.out, p.lc,
                                    &p.algo, workspace_, workspace_bytes_, stream));
   call_log.finish();
-  w_log.finish();
-  // The call's kernel nodes read W as streaming (stream_weights_up_to).
-  for (cudaGraphNode_t node : w_nodes.added) {
-    cudaGraphNodeType type{};
-    LAYA_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
-    if (type != cudaGraphNodeTypeKernel) continue;
-    cudaKernelNodeAttrValue v{};
-    v.accessPolicyWindow.base_ptr = const_cast<void*>(a.w);
-    v.accessPolicyWindow.num_bytes = w_bytes;
-    v.accessPolicyWindow.hitRatio = 1.f;
-    v.accessPolicyWindow.hitProp = cudaAccessPropertyStreaming;
-    v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-    LAYA_CUDA_CHECK(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributeAccessPolicyWindow, &v));
-    ++streaming_nodes_;
-  }
 }
 
 }  // namespace laya::cuda

@@ -89,14 +89,6 @@ class Gemm {
   }
   // While set, every call made during a stream capture records its nodes there (graph_memsets.h).
   void log_captures(GemmCaptureLog* log) { capture_log_ = log; }
-  // Captured calls over at most `max_rows` rows (0: none) give their kernel nodes an L2 access-policy
-  // window over W with the streaming property (evict-first): W is read within the call and not
-  // again until the next forward, so the lines that are read again (code, constants, activations)
-  // keep their place — what the small GEMM's TMA hint does for its weights (docs/benchmarks/cuda.md
-  // items 201-202). A cache policy only: the same values. Eager calls run without it.
-  void stream_weights_up_to(int32_t max_rows) { stream_w_max_m_ = max_rows; }
-  // Kernel nodes given that window so far.
-  int64_t streaming_nodes() const { return streaming_nodes_; }
   // Whether a GEMM of `m` rows is timed on its first use.
   bool tunes(int32_t m) const { return m >= tune_from_m_; }
   static std::string version();
@@ -127,9 +119,6 @@ class Gemm {
   int32_t tune_from_m_ = kNeverTune;
   SingleCtaClusterRule single_cta_cluster_;
   GemmCaptureLog* capture_log_ = nullptr;
-  int32_t stream_w_max_m_ = 0;
-  size_t max_window_bytes_ = 0;  // the device's largest access-policy window
-  int64_t streaming_nodes_ = 0;
   std::map<std::tuple<int32_t, int32_t, int32_t, int, int, int, int32_t>, Plan> plans_;  // (M, N, K, epilogue, types, splits)
 };
 
