@@ -553,6 +553,72 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormGatherAndTypeMatchReference) {
   expect_close(from16(dy2.down()), ref2, "type_ln");
 }
 
+// launch_final_ln against launch_add_ln (its final norm into h) followed by launch_type_ln on h:
+// the same x, h and y to the bit, with partials (and their bias), a 16-bit addend or nothing to add,
+// at the shipped hidden sizes and another, over a few rows and over more than a wave of blocks.
+TYPED_TEST(CudaKernelsTyped, FinalLnEqualsAddLnThenTypeLn) {
+  LAYA_REQUIRE_GPU();
+  std::mt19937 rng(29);
+  for (const int32_t d : {1024, 768, 192}) {
+    for (const int32_t rows : {19, 1100}) {
+      const auto x0 = randn(rng, static_cast<size_t>(rows) * d, 3.f);
+      const auto parts = randn(rng, 3 * x0.size());
+      const auto add = round16<TypeParam>(randn(rng, x0.size()));
+      const auto pbias = round16<TypeParam>(randn(rng, static_cast<size_t>(d), 0.5f));
+      const auto w = randn(rng, d, 0.1f, 1.f), tw = randn(rng, d, 0.1f, 1.f), tb = randn(rng, d, 0.1f);
+      const auto te = randn(rng, 3 * static_cast<size_t>(d));
+      std::vector<int32_t> tok_row(static_cast<size_t>(rows)), qt{2, 0, 1};
+      for (int32_t t = 0; t < rows; ++t) tok_row[static_cast<size_t>(t)] = t % 3;
+      Dev<float> dparts(parts), dw(w), dtw(tw), dtb(tb), dte(te);
+      Dev<TypeParam> dadd(to16<TypeParam>(add)), dpb(to16<TypeParam>(pbias));
+      Dev<int32_t> dtr(tok_row), dqt(qt);
+      for (const int mode : {0, 1, 2}) {  // partials with their bias, a 16-bit addend, nothing
+        SCOPED_TRACE(testing::Message() << "d " << d << ", " << rows << " rows, mode " << mode);
+        auto run = [&](bool fused) {
+          Dev<float> dx(x0), dh(x0.size());
+          Dev<TypeParam> dy(x0.size());
+          AddLnParams<TypeParam> a;
+          a.x = dx.get();
+          if (mode == 0) {
+            a.add_parts = dparts.get();
+            a.parts = 3;
+            a.parts_bias = dpb.get();
+          } else if (mode == 1) {
+            a.add = dadd.get();
+          }
+          a.weight = dw.get();
+          a.norm_out = dh.get();
+          a.tokens = rows;
+          a.d = d;
+          TypeLnParams<TypeParam> t;
+          t.x = dh.get();
+          t.type_emb = dte.get();
+          t.tok_row = dtr.get();
+          t.qtypes = dqt.get();
+          t.weight = dtw.get();
+          t.bias = dtb.get();
+          t.y = dy.get();
+          t.tokens = rows;
+          t.d = d;
+          if (fused) {
+            launch_final_ln(FinalLnParams<TypeParam>{a, t}, nullptr);
+          } else {
+            launch_add_ln(a, nullptr);
+            launch_type_ln(t, nullptr);
+          }
+          return std::tuple{dx.down(), dh.down(), from16(dy.down())};
+        };
+        const auto [x1, h1, y1] = run(false);
+        const auto [x2, h2, y2] = run(true);
+        EXPECT_EQ(x1, x2) << "x";
+        EXPECT_EQ(h1, h2) << "h";
+        EXPECT_EQ(y1, y2) << "y";
+        EXPECT_NE(h1, x1) << "h is the normalised row plus its type embedding, not x";
+      }
+    }
+  }
+}
+
 TYPED_TEST(CudaKernelsTyped, GegluAndGeluMatchReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(17);
