@@ -909,23 +909,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   const bool rope_in_qkv = rope_in_gemm_ && T <= small_gemm_max_m_ && small_takes(T, 3 * d, d, SmallGemmForm::rope);
   ap.prefetch_rope = pdl_enabled() && T <= small_gemm_max_m_ && !rope_in_qkv;
 
-  // After the encoder: h += the row's type embedding, y = LN(h) for the decision layers. Without dumps
-  // it runs inside the encoder's last add+LN (launch_final_ln: one kernel fewer, the same bits); the
-  // dumps show h between the two.
-  const int32_t H = static_cast<int32_t>(w_.head.size());
-  TypeLnParams<Elem> tp;
-  tp.x = ws_.h;
-  tp.type_emb = w_.type_emb;
-  tp.tok_row = tok_row;
-  tp.qtypes = qtypes;
-  tp.weight = H > 0 ? w_.head[0].n1_w : w_.scorer_norm_w;  // without decision layers y is unused
-  tp.bias = H > 0 ? w_.head[0].n1_b : w_.scorer_norm_b;
-  tp.y = y_;
-  tp.tokens = T;
-  tp.d = d;
-  tp.eps = 1e-5f;
   const int32_t L = static_cast<int32_t>(w_.layers.size());
-  const bool final_ln_fused = dumps == nullptr && L > 0;
   for (int32_t i = 0; i < L; ++i) {
     const auto& lw = w_.layers[static_cast<size_t>(i)];
     // RoPE: where the QKV GEMM runs on the small GEMM (either layout), it rotates q and k in its
@@ -1027,15 +1011,24 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
       a2.weight = w_.final_norm;
       a2.norm_out = ws_.h;
     }
-    if (i + 1 == L && final_ln_fused)
-      launch_final_ln(FinalLnParams<Elem>{a2, tp}, s);
-    else
-      launch_add_ln(a2, s);
+    launch_add_ln(a2, s);
     if (dumps) dumps->f32(fmt::format("encoder.{}", i), ws_.x, dump_rows, d);
   }
   if (dumps) dumps->f32("final_norm", ws_.h, dump_rows, d);
 
-  if (!final_ln_fused) launch_type_ln(tp, s);
+  const int32_t H = static_cast<int32_t>(w_.head.size());
+  TypeLnParams<Elem> tp;
+  tp.x = ws_.h;
+  tp.type_emb = w_.type_emb;
+  tp.tok_row = tok_row;
+  tp.qtypes = qtypes;
+  tp.weight = H > 0 ? w_.head[0].n1_w : w_.scorer_norm_w;  // without decision layers y is unused
+  tp.bias = H > 0 ? w_.head[0].n1_b : w_.scorer_norm_b;
+  tp.y = y_;
+  tp.tokens = T;
+  tp.d = d;
+  tp.eps = 1e-5f;
+  launch_type_ln(tp, s);
   // A decision layer after its attention: out_proj, add+LN, the ReLU FFN and the residual add,
   // over `rows` rows of the attention output `att` and the fp32 residual stream `x` (in place);
   // the add+LN at its end also normalises for the next layer if there is one.

@@ -127,14 +127,19 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
 // instruction caches (docs/benchmarks/cuda.md item 192: ≈ 0.05 µs a KB of straight-line code), so
 // the hidden sizes of the shipped layouts get instances without the per-pair bounds checks.
 enum AddLnForm : int { kAnyForm = 0, kWeightForm = 1, kWeightBiasForm = 2 };
-
-// One row of the add+LN after its wait: v = x (+ add, or + the partials' rounded sum, stored back
-// into x), normalised in place when there is a weight (af: its affine, loaded before the wait).
-template <class T, int kForm>
-__device__ __forceinline__ void add_ln_row(const AddLnParams<T>& p, int row, int np, int lane, const Affine& af,
-                                           float (&v)[2 * kMaxPairs]) {
+template <class T, int kForm, int kPairs>
+__global__ void add_ln_kernel(AddLnParams<T> p) {
   constexpr bool kLean = kForm != kAnyForm;
+  const int lane = threadIdx.x & 31;
+  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
+  const int np = kPairs > 0 ? kPairs : p.d / 64;
+  Affine af;
+  if (row < p.tokens && (kLean || p.weight != nullptr))
+    load_affine(af, p.weight, kForm == kWeightForm ? nullptr : p.bias, np, lane);
+  dev::pdl_prologue();
+  if (row >= p.tokens) return;
   float* x = p.x + static_cast<size_t>(row) * p.d;
+  float v[2 * kMaxPairs];
   load_f32(x, v, np, lane);
   if (p.add != nullptr) {
     using Pair = typename dev::Half16<T>::Pair;
@@ -180,67 +185,8 @@ __device__ __forceinline__ void add_ln_row(const AddLnParams<T>& p, int row, int
     store_f32(x, v, np, lane);
   }
   if (kLean || p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
-}
-
-template <class T, int kForm, int kPairs>
-__global__ void add_ln_kernel(AddLnParams<T> p) {
-  constexpr bool kLean = kForm != kAnyForm;
-  const int lane = threadIdx.x & 31;
-  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
-  const int np = kPairs > 0 ? kPairs : p.d / 64;
-  Affine af;
-  if (row < p.tokens && (kLean || p.weight != nullptr))
-    load_affine(af, p.weight, kForm == kWeightForm ? nullptr : p.bias, np, lane);
-  dev::pdl_prologue();
-  if (row >= p.tokens) return;
-  float v[2 * kMaxPairs];
-  add_ln_row<T, kForm>(p, row, np, lane, af, v);
   if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
   if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
-}
-
-// The type embedding's row constants: its affine and the row's type embedding (the question type
-// from the staging block, which the forward's first kernel wrote and which is complete by now — see
-// pdl_prologue, common.cuh —, the embedding a constant), loaded before the wait.
-template <class T>
-__device__ __forceinline__ void load_type_row(const TypeLnParams<T>& p, int row, int np, int lane, Affine& af,
-                                              float (&te)[2 * kMaxPairs]) {
-  load_affine(af, p.weight, p.bias, np, lane);
-  int q = __ldcg(p.qtypes + __ldcg(p.tok_row + row));
-  q = q < 0 ? 0 : (q > 2 ? 2 : q);
-  load_f32(p.type_emb + static_cast<size_t>(q) * p.d, te, np, lane);
-}
-
-// After the wait, with v the row's x: x += te (stored), y = T(LN(x) * weight + bias).
-template <class T>
-__device__ __forceinline__ void type_ln_row(const TypeLnParams<T>& p, int row, int np, int lane, const Affine& af,
-                                            const float (&te)[2 * kMaxPairs], float (&v)[2 * kMaxPairs]) {
-#pragma unroll
-  for (int j = 0; j < 2 * kMaxPairs; ++j)
-    if (j < 2 * np) v[j] = __fadd_rn(v[j], te[j]);
-  store_f32(p.x + static_cast<size_t>(row) * p.d, v, np, lane);
-  ln_inplace(v, np, p.d, af, p.eps);
-  store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
-}
-
-// launch_final_ln: add_ln_kernel's row (general form; the lean ones compute the same bits) and then
-// type_ln_kernel's on its normalised values, which type_ln_kernel would have read back from memory.
-template <class T, int kPairs>
-__global__ void final_ln_kernel(FinalLnParams<T> p) {
-  const int lane = threadIdx.x & 31;
-  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
-  const int np = kPairs > 0 ? kPairs : p.add.d / 64;
-  Affine af, at;
-  float te[2 * kMaxPairs];
-  if (row < p.add.tokens) {
-    load_affine(af, p.add.weight, p.add.bias, np, lane);
-    load_type_row(p.type, row, np, lane, at, te);
-  }
-  dev::pdl_prologue();
-  if (row >= p.add.tokens) return;
-  float v[2 * kMaxPairs];
-  add_ln_row<T, kAnyForm>(p.add, row, np, lane, af, v);
-  type_ln_row(p.type, row, np, lane, at, te, v);
 }
 
 template <class T>
@@ -248,14 +194,28 @@ __global__ void type_ln_kernel(TypeLnParams<T> p) {
   const int lane = threadIdx.x & 31;
   const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
   const int np = p.d / 64;
+  // Before the wait: the LayerNorm's weights and the row's type embedding — the question type comes
+  // from the staging block, which the forward's first kernel wrote and which is complete by now
+  // (see pdl_prologue, common.cuh), the embedding is a constant.
   Affine af;
   float te[2 * kMaxPairs];
-  if (row < p.tokens) load_type_row(p, row, np, lane, af, te);
+  if (row < p.tokens) {
+    load_affine(af, p.weight, p.bias, np, lane);
+    int q = __ldcg(p.qtypes + __ldcg(p.tok_row + row));
+    q = q < 0 ? 0 : (q > 2 ? 2 : q);
+    load_f32(p.type_emb + static_cast<size_t>(q) * p.d, te, np, lane);
+  }
   dev::pdl_prologue();
   if (row >= p.tokens) return;
+  float* x = p.x + static_cast<size_t>(row) * p.d;
   float v[2 * kMaxPairs];
-  load_f32(p.x + static_cast<size_t>(row) * p.d, v, np, lane);
-  type_ln_row(p, row, np, lane, af, te, v);
+  load_f32(x, v, np, lane);
+#pragma unroll
+  for (int j = 0; j < 2 * kMaxPairs; ++j)
+    if (j < 2 * np) v[j] = __fadd_rn(v[j], te[j]);
+  store_f32(x, v, np, lane);
+  ln_inplace(v, np, p.d, af, p.eps);
+  store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
 }
 
 template <class T>
@@ -337,23 +297,6 @@ void launch_type_ln(const TypeLnParams<T>& p, cudaStream_t stream) {
 }
 
 template <class T>
-void launch_final_ln(const FinalLnParams<T>& p, cudaStream_t stream) {
-  const AddLnParams<T>& a = p.add;
-  const TypeLnParams<T>& t = p.type;
-  check_d(a.d, "final_ln");
-  LAYA_REQUIRE(a.x && a.weight && a.norm_out && a.y == nullptr && a.tokens >= 0 &&
-                   (a.add == nullptr || a.add_parts == nullptr) &&
-                   (a.add_parts == nullptr || (a.parts >= 1 && a.parts <= kMaxAddParts)) &&
-                   (a.parts_bias == nullptr || a.add_parts != nullptr) && t.x == a.norm_out && t.type_emb &&
-                   t.tok_row && t.qtypes && t.weight && t.y && t.tokens == a.tokens && t.d == a.d,
-               ErrorKind::internal, "final_ln: bad parameters");
-  if (a.tokens == 0) return;
-  auto* kernel = a.d == 1024 ? final_ln_kernel<T, 16> : a.d == 768 ? final_ln_kernel<T, 12> : final_ln_kernel<T, 0>;
-  launch_kernel(kernel, grid_for(a.tokens), 32 * kRowsPerBlock, stream, true, p);
-  LAYA_CUDA_CHECK_LAUNCH();
-}
-
-template <class T>
 void launch_gather_ln(const GatherLnParams<T>& p, cudaStream_t stream) {
   check_d(p.d, "gather_ln");
   LAYA_REQUIRE(p.x && p.marker_tok && p.weight && p.y && p.markers >= 0 && p.tokens > 0, ErrorKind::internal,
@@ -367,7 +310,6 @@ void launch_gather_ln(const GatherLnParams<T>& p, cudaStream_t stream) {
   template void launch_embed_ln<T>(const EmbedLnParams<T>&, cudaStream_t);     \
   template void launch_add_ln<T>(const AddLnParams<T>&, cudaStream_t);         \
   template void launch_type_ln<T>(const TypeLnParams<T>&, cudaStream_t);       \
-  template void launch_final_ln<T>(const FinalLnParams<T>&, cudaStream_t);     \
   template void launch_gather_ln<T>(const GatherLnParams<T>&, cudaStream_t);
 LAYA_FOR_HALF16(LAYA_INSTANTIATE_NORM)
 

@@ -80,17 +80,6 @@ struct TypeLnParams {
 template <class T>
 void launch_type_ln(const TypeLnParams<T>& p, cudaStream_t stream);
 
-// The encoder's last add+LN and the type embedding + LayerNorm after it in one kernel (one launch
-// and one pass over the rows fewer): `add` as launch_add_ln (with norm_out, without y), then `type`
-// on add.norm_out (type.x) as launch_type_ln would read it — the same bits as the two launches.
-template <class T>
-struct FinalLnParams {
-  AddLnParams<T> add;
-  TypeLnParams<T> type;
-};
-template <class T>
-void launch_final_ln(const FinalLnParams<T>& p, cudaStream_t stream);
-
 // y[k] = T(LN(x[marker_tok[k]]) * weight + bias) for k < markers.
 template <class T>
 struct GatherLnParams {
