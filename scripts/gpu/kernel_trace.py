@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Timeline per forward from liblaya_kernel_trace.so's record (bench/cuda/kernel_trace.cpp).
 
-usage: kernel_trace.py TRACE.tsv [--layer-detail N]
+usage: kernel_trace.py TRACE.tsv [--layer-detail N] [--tail N]
 
 A forward replayed from a CUDA Graph is one cudaGraphLaunch: its kernels share the launch's
 correlation id. For the forwards of the most common kernel count (the measured replays of one
@@ -11,7 +11,10 @@ bucket) it prints, as medians over the forwards:
   - a table by kernel (short name, grid): calls a forward, time in them, the gaps before them
     (start minus the previous kernel's end; below zero where a programmatic edge let it start
     early), in microseconds a forward;
-  - with --layer-detail N, the N kernels from the forward's middle, one by one (one layer's chain).
+  - with --layer-detail N, the N kernels from the forward's middle, one by one (one layer's chain);
+  - with --tail N, the forward's last N kernels (the decision layers and heads), likewise.
+Each kernel of those lists also shows what it adds to the forward: its end minus the latest end
+before it (its place in the chain, whatever overlapped).
 """
 import re
 import statistics
@@ -48,6 +51,11 @@ def main():
         i = args.index("--layer-detail")
         detail = int(args[i + 1])
         del args[i:i + 2]
+    tail = 0
+    if "--tail" in args:
+        i = args.index("--tail")
+        tail = int(args[i + 1])
+        del args[i:i + 2]
     groups = defaultdict(list)
     for line in open(args[0]):
         f = line.rstrip("\n").split("\t")
@@ -65,6 +73,7 @@ def main():
     spans, busy = [], []
     per_pos_dur = [[] for _ in range(count)]
     per_pos_gap = [[] for _ in range(count)]
+    per_pos_adds = [[] for _ in range(count)]
     for k in forwards:
         if ["%s[%d]" % (x[4], x[2]) for x in k] != labels:
             continue  # another kernel order (should not happen within one graph)
@@ -79,6 +88,7 @@ def main():
         for i, (s, e, *_) in enumerate(k):
             per_pos_dur[i].append(e - s)
             per_pos_gap[i].append(0 if prev_end is None else s - prev_end)
+            per_pos_adds[i].append(e - s if prev_end is None else max(e, prev_end) - prev_end)
             prev_end = max(prev_end or e, e)
     med = statistics.median
     span, inside = med(spans) / 1e3, med(busy) / 1e3
@@ -96,11 +106,16 @@ def main():
     total_gap = sum(med(g) for g in per_pos_gap) / 1e3
     print("sum of kernel times %.1f us, of gaps %.1f us (negative gaps: overlap under programmatic edges)"
           % (sum(med(d) for d in per_pos_dur) / 1e3, total_gap))
+    def listing(first, n):
+        print("kernels %d..%d of the forward (medians):" % (first, first + n - 1))
+        for i in range(first, first + n):
+            print("  %-64s gap %6.2f  time %6.2f  adds %6.2f us" % (labels[i][:64], med(per_pos_gap[i]) / 1e3,
+                                                                   med(per_pos_dur[i]) / 1e3, med(per_pos_adds[i]) / 1e3))
     if detail:
-        first = count // 2 - detail // 2
-        print("kernels %d..%d of the forward (medians):" % (first, first + detail - 1))
-        for i in range(first, first + detail):
-            print("  %-64s gap %6.2f  time %6.2f us" % (labels[i][:64], med(per_pos_gap[i]) / 1e3, med(per_pos_dur[i]) / 1e3))
+        listing(count // 2 - detail // 2, detail)
+    if tail:
+        n = min(tail, count)
+        listing(count - n, n)
 
 
 if __name__ == "__main__":
