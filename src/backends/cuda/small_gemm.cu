@@ -1,6 +1,5 @@
 #include "backends/cuda/small_gemm.cuh"
 
-#include <cstdlib>
 #include <type_traits>
 
 #include "backends/cuda/check.h"
@@ -21,10 +20,6 @@ constexpr int kWideMaxM = 128;   // and the wide one (the MMA's N; 256 was far s
 // docs/benchmarks/cuda.md items 63, 69, 72.)
 constexpr int kStages = 8;
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
-// Experiment (LAYA_CUDA_SMALL_GEGLU_W, session 42): the wide GeGLU form's weights at <= 48 tokens —
-// 0: the 8-stage ring; 1: a ring of every k-tile that fits (kDeepRing; all of K = 1,024's weights
-// requested before the PDL wait); 2: the 8-stage ring plus an L2 prefetch of the boxes past it.
-constexpr int kDeepRing = 16;
 
 // Where the operands go in wgmma m64nNk16 (M = 64 rows of operand A, N rows of operand B):
 //   narrow (kWide false): A = the activation box (64 rows, rows m..63 zeros), B = 32 W rows a CTA
@@ -33,12 +28,12 @@ constexpr int kDeepRing = 16;
 //     tma_tensor_map_act_mul), B = the m tokens padded to kN (16, 32, 48, 64 or 128) — one MMA covers
 //     twice the W rows in about the same time at 48 tokens (item 70), so half as many CTAs read
 //     the activations.
-template <bool kWide, int kN, int kRing = kStages>
+template <bool kWide, int kN>
 struct Layout {
   static constexpr int kBRows = kWide ? kN : 32;                  // operand B's rows (the MMA's N)
   static constexpr int kARowsBytes = 64 * kBK * 2;                // operand A's box: 8 KB
   static constexpr int kStageBytes = kARowsBytes + kBRows * kBK * 2;  // both boxes 1024-byte aligned
-  static constexpr int kSmemBytes = kRing * kStageBytes + 2 * kRing * 8 + 1024;  // + barriers, slack
+  static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, slack
   static constexpr int kWRows = kWide ? 64 : 32;                  // W rows a CTA
   static constexpr int kXRows = kWide ? kN : 64;                  // rows of an activation box
   template <SmallGemmForm kForm>
@@ -295,14 +290,13 @@ __device__ __forceinline__ void rotate_pairs(float (&d)[kN / 2], const float (&c
 
 // blockIdx.x: the CTA's W rows (Layout::kWRows); blockIdx.y: its K range (partials).
 // kTimeline: the diagnostic instance, which stamps the events of SmallGemmEvent into `timeline`.
-template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline, int kRing = kStages,
-          bool kPrefetchRest = false>
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* out,
                       const T* bias, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline,
                       RopeTables rope) {
 #ifdef LAYA_HAS_WGMMA
-  using L = Layout<kWide, kN, kRing>;
+  using L = Layout<kWide, kN>;
   constexpr int kWOffset = kWide ? 0 : L::kARowsBytes, kXOffset = kWide ? L::kARowsBytes : 0;  // in a stage
   uint64_t* rec = nullptr;
   if constexpr (kTimeline) {
@@ -316,14 +310,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kRing * L::kStageBytes);
-  uint64_t* empty = full + kRing;
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * L::kStageBytes);
+  uint64_t* empty = full + kStages;
   // This CTA's k-tiles: range blockIdx.y of `splits` near-equal ranges.
   const int split = static_cast<int>(blockIdx.y);
   const int kt0 = split * k_tiles / splits, kt1 = (split + 1) * k_tiles / splits, tiles = kt1 - kt0;
   const int col0 = static_cast<int>(blockIdx.x) * L::template outputs<kForm>();  // first output column
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kRing; ++s) {
+    for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);   // the producer's expect_tx arrival; the bytes complete it
       mbar_init(&empty[s], 4);  // one arrival per consumer warp
     }
@@ -355,20 +349,18 @@ __global__ void __launch_bounds__(kThreads, 1)
       auto load_x = [&](int i, int s) {
         tma_load(smem + s * L::kStageBytes + kXOffset, &x_map, &full[s], (kt0 + i) * kBK, 0);
       };
-      const int first = tiles < kRing ? tiles : kRing;
+      const int first = tiles < kStages ? tiles : kStages;
       for (int i = 0; i < first; ++i) {  // the weights do not depend on the previous kernel
         mbar_expect_tx(&full[i], L::kStageBytes);
         load_w(i, i);
       }
-      if constexpr (kPrefetchRest && kForm == SmallGemmForm::geglu && kWide)
-        for (int i = first; i < tiles; ++i) dev::tma_prefetch_4d(&w_map, (kt0 + i) * kBK, col0 / 8, policy);
       if constexpr (kTimeline) stamp(rec, SmallGemmEvent::weights_requested);
       dev::pdl_prologue();  // the activations do
       if constexpr (kTimeline) stamp(rec, SmallGemmEvent::producer_waited);
       for (int i = 0; i < first; ++i) load_x(i, i);
       for (int i = first; i < tiles; ++i) {
-        const int s = i % kRing;
-        mbar_wait(&empty[s], ((i / kRing) - 1) & 1);
+        const int s = i % kStages;
+        mbar_wait(&empty[s], ((i / kStages) - 1) & 1);
         mbar_expect_tx(&full[s], L::kStageBytes);
         load_w(i, s);
         load_x(i, s);
@@ -398,8 +390,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int j = 0; j < kRegs; ++j) d[j] = 0.f;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   for (int i = 0; i < tiles; ++i) {
-    const int s = i % kRing;
-    mbar_wait(&full[s], (i / kRing) & 1);
+    const int s = i % kStages;
+    mbar_wait(&full[s], (i / kStages) & 1);
     if constexpr (kTimeline)
       if (i == 0 && threadIdx.x == 0) stamp(rec, SmallGemmEvent::first_stage);
     const unsigned char* a = smem + s * L::kStageBytes;
@@ -409,7 +401,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       dev::wgmma_m64nNk16_ss<T, L::kBRows>(d, sw128_desc(a + kk * 32), sw128_desc(a + L::kARowsBytes + kk * 32));
     dev::wgmma_commit();
     dev::wgmma_wait<1>();  // the previous k-tile's MMAs are done: its stage goes back to the producer
-    if (i > 0 && lane == 0) mbar_arrive(&empty[(i - 1) % kRing]);
+    if (i > 0 && lane == 0) mbar_arrive(&empty[(i - 1) % kStages]);
   }
   dev::wgmma_wait<0>();
 #pragma unroll
@@ -432,11 +424,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline, int kRing = kStages,
-          bool kPrefetchRest = false>
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  using L = Layout<kWide, kN, kRing>;
-  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline, kRing, kPrefetchRest>;
+  using L = Layout<kWide, kN>;
+  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline>;
   static const bool configured = [&] {
     LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
     return true;
@@ -456,28 +447,12 @@ void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
                      a.bias, static_cast<int>(a.relu), a.m, a.n, a.k / kBK, a.splits, a.timeline, rope);
 }
 
-// LAYA_CUDA_SMALL_GEGLU_W (experiment, kDeepRing above), read once.
-int geglu_w_mode() {
-  static const int mode = [] {
-    const char* v = std::getenv("LAYA_CUDA_SMALL_GEGLU_W");
-    return v ? std::atoi(v) : 0;
-  }();
-  return mode;
-}
-
 template <class T, SmallGemmForm kForm, bool kWide, int kN>
 void launch_timeline_or_not(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  if (a.timeline != nullptr) {
+  if (a.timeline != nullptr)
     launch_instance<T, kForm, kWide, kN, true>(a, stream);
-    return;
-  }
-  if constexpr (kForm == SmallGemmForm::geglu && kWide && kN <= 48) {
-    constexpr int kFit = (227 * 1024 - 1024) / (Layout<kWide, kN>::kStageBytes + 16);
-    constexpr int kDeep = kFit < kDeepRing ? kFit : kDeepRing;
-    if (geglu_w_mode() == 1) return launch_instance<T, kForm, kWide, kN, false, kDeep>(a, stream);
-    if (geglu_w_mode() == 2) return launch_instance<T, kForm, kWide, kN, false, kStages, true>(a, stream);
-  }
-  launch_instance<T, kForm, kWide, kN, false>(a, stream);
+  else
+    launch_instance<T, kForm, kWide, kN, false>(a, stream);
 }
 
 template <class T, SmallGemmForm kForm>
