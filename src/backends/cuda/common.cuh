@@ -52,10 +52,11 @@ namespace laya::cuda::dev {
 
 // See launch_kernel. Without PDL (or before sm_90) the wait returns at once.
 // The order matters: every kernel of the chain triggers its dependents only after its own wait has
-// returned (the small GEMM's producer too), so when a kernel starts, the kernel before its
-// predecessor — and every earlier one, the forward's staging copy included — has completed. Kernels
-// rely on that to read constants and the staging block before calling this (docs/benchmarks/cuda.md
-// item 104); a kernel that triggered before its wait would break it for the kernel after next.
+// returned (the small GEMM's producer too, after its last load), so when a kernel starts, the kernel
+// before its predecessor — and every earlier one, the forward's staging copy included — has
+// completed. Kernels rely on that to read constants and the staging block before calling this
+// (docs/benchmarks/cuda.md item 104); a kernel that triggered before its wait would break it for the
+// kernel after next.
 __device__ __forceinline__ void pdl_prologue() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");

@@ -1,6 +1,5 @@
 #include "backends/cuda/small_gemm.cuh"
 
-#include <cstdlib>
 #include <type_traits>
 
 #include "backends/cuda/check.h"
@@ -21,12 +20,6 @@ constexpr int kWideMaxM = 128;   // and the wide one (the MMA's N; 256 was far s
 // docs/benchmarks/cuda.md items 63, 69, 72.)
 constexpr int kStages = 8;
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
-// Experiment (LAYA_CUDA_SMALL_PDL_MODE, session 42; bits): 1 = the producer lets the next kernel
-// launch only once it has issued its last load (not right after its wait), so that the next small
-// GEMM's early weight requests do not compete with this one's loop; 2 = the producer waits
-// kEarlyDelayNs after the CTA starts before requesting its first stages' weights, so that the
-// previous kernel's own loads (issued as this kernel launches) go first.
-constexpr int kEarlyDelayNs = 800;
 
 // Where the operands go in wgmma m64nNk16 (M = 64 rows of operand A, N rows of operand B):
 //   narrow (kWide false): A = the activation box (64 rows, rows m..63 zeros), B = 32 W rows a CTA
@@ -297,7 +290,7 @@ __device__ __forceinline__ void rotate_pairs(float (&d)[kN / 2], const float (&c
 
 // blockIdx.x: the CTA's W rows (Layout::kWRows); blockIdx.y: its K range (partials).
 // kTimeline: the diagnostic instance, which stamps the events of SmallGemmEvent into `timeline`.
-template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline, int kPdlMode = 0>
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* out,
                       const T* bias, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline,
@@ -357,19 +350,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         tma_load(smem + s * L::kStageBytes + kXOffset, &x_map, &full[s], (kt0 + i) * kBK, 0);
       };
       const int first = tiles < kStages ? tiles : kStages;
-      if constexpr ((kPdlMode & 2) != 0) {
-        const uint64_t t0 = dev::global_ns();
-        while (dev::global_ns() - t0 < kEarlyDelayNs) __nanosleep(64);
-      }
       for (int i = 0; i < first; ++i) {  // the weights do not depend on the previous kernel
         mbar_expect_tx(&full[i], L::kStageBytes);
         load_w(i, i);
       }
       if constexpr (kTimeline) stamp(rec, SmallGemmEvent::weights_requested);
-      if constexpr ((kPdlMode & 1) != 0)
-        asm volatile("griddepcontrol.wait;\n" ::: "memory");
-      else
-        dev::pdl_prologue();  // the activations do
+      asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the activations do
       if constexpr (kTimeline) stamp(rec, SmallGemmEvent::producer_waited);
       for (int i = 0; i < first; ++i) load_x(i, i);
       for (int i = first; i < tiles; ++i) {
@@ -379,7 +365,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         load_w(i, s);
         load_x(i, s);
       }
-      if constexpr ((kPdlMode & 1) != 0) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+      // The next kernel may launch once this CTA has requested all its operands, not at its wait:
+      // a small GEMM after this one requests its first stages' weights as it launches, and during
+      // this one's loop those compete with the weights this loop still streams (the MLP output
+      // GEMM's 3.1 MB against the MLP input's second 5.4 MB at 48 tokens: docs/benchmarks/cuda.md
+      // item 205, 1x48 -0.019 ms). A CTA of at most kStages k-tiles triggers right after its wait.
+      asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
     }
     return;
   }
@@ -439,10 +430,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline, int kPdlMode = 0>
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   using L = Layout<kWide, kN>;
-  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline, kPdlMode>;
+  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline>;
   static const bool configured = [&] {
     LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
     return true;
@@ -464,18 +455,8 @@ void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
 
 template <class T, SmallGemmForm kForm, bool kWide, int kN>
 void launch_timeline_or_not(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  static const int pdl_mode = [] {
-    const char* v = std::getenv("LAYA_CUDA_SMALL_PDL_MODE");
-    return v ? std::atoi(v) & 3 : 0;
-  }();
   if (a.timeline != nullptr)
     launch_instance<T, kForm, kWide, kN, true>(a, stream);
-  else if (pdl_mode == 1)
-    launch_instance<T, kForm, kWide, kN, false, 1>(a, stream);
-  else if (pdl_mode == 2)
-    launch_instance<T, kForm, kWide, kN, false, 2>(a, stream);
-  else if (pdl_mode == 3)
-    launch_instance<T, kForm, kWide, kN, false, 3>(a, stream);
   else
     launch_instance<T, kForm, kWide, kN, false>(a, stream);
 }

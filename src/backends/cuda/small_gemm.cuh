@@ -25,7 +25,9 @@
 // engine turns on for the buckets that use this kernel: PdlScope, pdl.h) its launch and weight
 // fetch overlap the kernel before it. Measured: 1x48 1.012 -> 0.871 ms (items 57-58). Each W box is
 // read once, by one CTA, so it is loaded L2 evict-first: the ~25 MB a layer of weights no longer
-// evict the chain's code, constants and activations (item 201: 1x48 -0.019 ms).
+// evict the chain's code, constants and activations (item 201: 1x48 -0.019 ms). And it lets the next
+// kernel launch only once it has requested all its operands, so that a small GEMM after it does not
+// request its early weights during this one's whole loop (item 205: 1x48 -0.019 ms).
 //
 // Two layouts. Narrow: one CTA per 32 W rows (geglu: 16 act rows and their 16 mul rows) and K
 // range; a producer thread streams 64 x 64 activation boxes (rows m..63 read as zeros) and 32 x 64
