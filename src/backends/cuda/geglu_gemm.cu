@@ -3,7 +3,6 @@
 #include <cuda.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <type_traits>
 
 #include "backends/cuda/check.h"
@@ -157,7 +156,7 @@ __device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], 
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
-                      int m, int k, int inter, int mma_rows, const uint16_t* __restrict__ gelu_all, int early_w) {
+                      int m, int k, int inter, int mma_rows, const uint16_t* __restrict__ gelu_all) {
 #ifdef LAYA_GEGLU_GEMM_BODY
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -183,8 +182,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // arrived ≈ 1.9 us after it. The copy is waited for only before the first epilogue chunk, after
   // the CTA's first tile (table_ready below).
   const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
-  // the grid holds at most `tiles` CTAs; early_w 0: no weights before the wait (experiment)
-  const int early = early_w == 0 ? 0 : k_tiles < kStages ? k_tiles : kStages;
+  const int early = k_tiles < kStages ? k_tiles : kStages;  // the grid holds at most `tiles` CTAs
   if (wg == kConsumers && tid == 0) {
     const int n0 = (static_cast<int>(blockIdx.x) % n_tiles) * kBN;
     for (int i = 0; i < early; ++i) {
@@ -375,13 +373,8 @@ void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   // One CTA per SM (shared memory), or fewer when the caller caps the grid.
   const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
   const int mma_rows = skips_rows_past_m(a, static_cast<int>(grid.x)) ? a.m : (a.m + kBM - 1) / kBM * kBM;
-  // Experiment (session 42): LAYA_CUDA_GEGLU_GEMM_EARLY_W=0 requests no weights before the wait.
-  static const int early_w = [] {
-    const char* v = std::getenv("LAYA_CUDA_GEGLU_GEMM_EARLY_W");
-    return v ? std::atoi(v) : 1;
-  }();
   launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
-                     a.k, a.inter, mma_rows, a.gelu_all, early_w);
+                     a.k, a.inter, mma_rows, a.gelu_all);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,6 +1,5 @@
 #include "backends/cuda/small_gemm.cuh"
 
-#include <cstdlib>
 #include <type_traits>
 
 #include "backends/cuda/check.h"
@@ -21,9 +20,6 @@ constexpr int kWideMaxM = 128;   // and the wide one (the MMA's N; 256 was far s
 // docs/benchmarks/cuda.md items 63, 69, 72.)
 constexpr int kStages = 8;
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
-// Experiment (LAYA_CUDA_SMALL_W_PREFETCH, session 42): right after its wait (after the first stages'
-// activations) the producer prefetches the W boxes past the ring into L2 — 1: the GeGLU form only,
-// 2: every form; 0 (default): none.
 
 // Where the operands go in wgmma m64nNk16 (M = 64 rows of operand A, N rows of operand B):
 //   narrow (kWide false): A = the activation box (64 rows, rows m..63 zeros), B = 32 W rows a CTA
@@ -294,7 +290,7 @@ __device__ __forceinline__ void rotate_pairs(float (&d)[kN / 2], const float (&c
 
 // blockIdx.x: the CTA's W rows (Layout::kWRows); blockIdx.y: its K range (partials).
 // kTimeline: the diagnostic instance, which stamps the events of SmallGemmEvent into `timeline`.
-template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline, bool kPrefetchW = false>
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* out,
                       const T* bias, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline,
@@ -350,21 +346,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           tma_load(dst, &w_map, &full[s], kc, col0, policy);
         }
       };
-      auto prefetch_w = [&](int i) {  // load_w's boxes into L2 only
-        const int kc = (kt0 + i) * kBK;
-        if constexpr ((kForm == SmallGemmForm::geglu || kForm == SmallGemmForm::rope) && kWide) {
-          dev::tma_prefetch_4d(&w_map, kc, col0 / 8, policy);
-        } else if constexpr (kForm == SmallGemmForm::rope) {
-          const int r0 = narrow_rope_rows(col0, rope.cols);
-          dev::tma_prefetch(&w_map, kc, r0 >= 0 ? r0 : col0, policy);
-          dev::tma_prefetch(&w_map, kc, r0 >= 0 ? r0 + 32 : col0 + 16, policy);
-        } else if constexpr (kForm == SmallGemmForm::geglu) {
-          dev::tma_prefetch(&w_map, kc, col0, policy);
-          dev::tma_prefetch(&w_map, kc, n + col0, policy);
-        } else {
-          dev::tma_prefetch(&w_map, kc, col0, policy);
-        }
-      };
       auto load_x = [&](int i, int s) {
         tma_load(smem + s * L::kStageBytes + kXOffset, &x_map, &full[s], (kt0 + i) * kBK, 0);
       };
@@ -377,8 +358,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the activations do
       if constexpr (kTimeline) stamp(rec, SmallGemmEvent::producer_waited);
       for (int i = 0; i < first; ++i) load_x(i, i);
-      if constexpr (kPrefetchW)
-        for (int i = first; i < tiles; ++i) prefetch_w(i);
       for (int i = first; i < tiles; ++i) {
         const int s = i % kStages;
         mbar_wait(&empty[s], ((i / kStages) - 1) & 1);
@@ -451,10 +430,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline, bool kPrefetchW = false>
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   using L = Layout<kWide, kN>;
-  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline, kPrefetchW>;
+  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline>;
   static const bool configured = [&] {
     LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
     return true;
@@ -476,14 +455,8 @@ void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
 
 template <class T, SmallGemmForm kForm, bool kWide, int kN>
 void launch_timeline_or_not(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  static const int prefetch = [] {
-    const char* v = std::getenv("LAYA_CUDA_SMALL_W_PREFETCH");
-    return v ? std::atoi(v) : 0;
-  }();
   if (a.timeline != nullptr)
     launch_instance<T, kForm, kWide, kN, true>(a, stream);
-  else if (prefetch == 2 || (prefetch == 1 && kForm == SmallGemmForm::geglu))
-    launch_instance<T, kForm, kWide, kN, false, true>(a, stream);
   else
     launch_instance<T, kForm, kWide, kN, false>(a, stream);
 }

@@ -154,20 +154,5 @@ __device__ __forceinline__ void tma_load_4d(void* dst, const CUtensorMap* map, u
       : "memory");
 }
 
-// L2 prefetches of one box (tma_load's / tma_load_4d's coordinates) under an L2 cache policy: the
-// box's lines come into L2 and nowhere else.
-__device__ __forceinline__ void tma_prefetch(const CUtensorMap* map, int k, int row, uint64_t policy) {
-  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile.L2::cache_hint [%0, {%1, %2}], %3;\n" ::"l"(
-                   reinterpret_cast<uint64_t>(map)),
-               "r"(k), "r"(row), "l"(policy)
-               : "memory");
-}
-__device__ __forceinline__ void tma_prefetch_4d(const CUtensorMap* map, int k, int block, uint64_t policy) {
-  asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile.L2::cache_hint [%0, {%1, %2, %2, %3}], %4;\n" ::"l"(
-                   reinterpret_cast<uint64_t>(map)),
-               "r"(k), "r"(0), "r"(block), "l"(policy)
-               : "memory");
-}
-
 }  // namespace laya::cuda::dev
 #endif
