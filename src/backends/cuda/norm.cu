@@ -1,7 +1,5 @@
 #include "backends/cuda/norm.cuh"
 
-#include <cstdlib>
-
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/half16.cuh"
@@ -53,52 +51,6 @@ __device__ __forceinline__ void ln_inplace(float (&v)[2 * kMaxPairs], int np, in
       q += a * a + c * c;
     }
   const float var = dev::warp_sum(q) / static_cast<float>(d);
-  const float rstd = rsqrtf(var + eps);
-#pragma unroll
-  for (int j = 0; j < kMaxPairs; ++j)
-    if (j < np) {
-      float a = __fmul_rn(__fmul_rn(v[2 * j] - mean, rstd), af.w[2 * j]);
-      float c = __fmul_rn(__fmul_rn(v[2 * j + 1] - mean, rstd), af.w[2 * j + 1]);
-      if (af.has_bias) {
-        a = __fadd_rn(a, af.b[2 * j]);
-        c = __fadd_rn(c, af.b[2 * j + 1]);
-      }
-      v[2 * j] = a;
-      v[2 * j + 1] = c;
-    }
-}
-
-// ln_inplace for a row split over kWarps warps (warp wi of the row holds its pairs [wi np, (wi + 1)
-// np) as v[0..2 np)): each reduction is the warps' warp_sums added in warp order through shared
-// memory (red[row in block][warp], one array per reduction), behind a named barrier of the row's
-// warps (barrier 1 + the row's index in the block).
-template <int kWarps>
-__device__ __forceinline__ void ln_inplace_split(float (&v)[2 * kMaxPairs], int np, int d, const Affine& af, float eps,
-                                                 float (*red_s)[kWarps], float (*red_q)[kWarps], int row_in_block,
-                                                 int wi) {
-  const int lane = threadIdx.x & 31;
-  auto row_sum = [&](float x, float (*red)[kWarps]) {
-    x = dev::warp_sum(x);
-    if (lane == 0) red[row_in_block][wi] = x;
-    asm volatile("bar.sync %0, %1;" ::"r"(1 + row_in_block), "n"(32 * kWarps) : "memory");
-    float t = red[row_in_block][0];
-#pragma unroll
-    for (int w = 1; w < kWarps; ++w) t += red[row_in_block][w];
-    return t;
-  };
-  float s = 0.f;
-#pragma unroll
-  for (int j = 0; j < kMaxPairs; ++j)
-    if (j < np) s += v[2 * j] + v[2 * j + 1];
-  const float mean = row_sum(s, red_s) / static_cast<float>(d);
-  float q = 0.f;
-#pragma unroll
-  for (int j = 0; j < kMaxPairs; ++j)
-    if (j < np) {
-      const float a = v[2 * j] - mean, c = v[2 * j + 1] - mean;
-      q += a * a + c * c;
-    }
-  const float var = row_sum(q, red_q) / static_cast<float>(d);
   const float rstd = rsqrtf(var + eps);
 #pragma unroll
   for (int j = 0; j < kMaxPairs; ++j)
@@ -174,32 +126,24 @@ __global__ void embed_ln_kernel(EmbedLnParams<T> p) {
 // any. Every encoder layer runs this kernel twice, each time with its code cold in the SM's
 // instruction caches (docs/benchmarks/cuda.md item 192: ≈ 0.05 µs a KB of straight-line code), so
 // the hidden sizes of the shipped layouts get instances without the per-pair bounds checks.
-// kWarps (experiment, LAYA_CUDA_ADD_LN_WARPS; the partials' form at d = 1,024 / 768 only): warps a
-// row is split over — each holds d / kWarps contiguous columns, and the LayerNorm's sums cross the
-// warps through shared memory (ln_inplace_split). A block still holds 4 warps: 4 / kWarps rows.
 enum AddLnForm : int { kAnyForm = 0, kWeightForm = 1, kWeightBiasForm = 2 };
-template <class T, int kForm, int kPairs, int kWarps = 1>
+template <class T, int kForm, int kPairs>
 __global__ void add_ln_kernel(AddLnParams<T> p) {
   constexpr bool kLean = kForm != kAnyForm;
-  static_assert(kWarps == 1 || (kPairs > 0 && kPairs % kWarps == 0), "a split row needs its pairs per warp fixed");
-  constexpr int kRows = kRowsPerBlock / kWarps;  // rows a block
   const int lane = threadIdx.x & 31;
-  const int row_in_block = (threadIdx.x >> 5) / kWarps, wi = (threadIdx.x >> 5) % kWarps;
-  const int row = blockIdx.x * kRows + row_in_block;
-  const int np = (kPairs > 0 ? kPairs : p.d / 64) / kWarps;
-  const int off = 64 * np * wi;  // this warp's first column of the row
-  [[maybe_unused]] __shared__ float red_s[kRows][kWarps], red_q[kRows][kWarps];
+  const int row = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
+  const int np = kPairs > 0 ? kPairs : p.d / 64;
   Affine af;
   if (row < p.tokens && (kLean || p.weight != nullptr))
-    load_affine(af, p.weight + off, kForm == kWeightForm || p.bias == nullptr ? nullptr : p.bias + off, np, lane);
+    load_affine(af, p.weight, kForm == kWeightForm ? nullptr : p.bias, np, lane);
   dev::pdl_prologue();
   if (row >= p.tokens) return;
-  float* x = p.x + static_cast<size_t>(row) * p.d + off;
+  float* x = p.x + static_cast<size_t>(row) * p.d;
   float v[2 * kMaxPairs];
   load_f32(x, v, np, lane);
   if (p.add != nullptr) {
     using Pair = typename dev::Half16<T>::Pair;
-    const T* a = p.add + static_cast<size_t>(row) * p.d + off;
+    const T* a = p.add + static_cast<size_t>(row) * p.d;
 #pragma unroll
     for (int j = 0; j < kMaxPairs; ++j)
       if (j < np) {
@@ -213,7 +157,7 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
     // not one per pair; the unrolled parts' loads may be issued before the earlier ones are
     // added), then added in part order.
     const size_t part = static_cast<size_t>(p.tokens) * p.d;
-    const float* a = p.add_parts + static_cast<size_t>(row) * p.d + off;
+    const float* a = p.add_parts + static_cast<size_t>(row) * p.d;
     float sum[2 * kMaxPairs];
     load_f32(a, sum, np, lane);
 #pragma unroll
@@ -230,8 +174,7 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
 #pragma unroll
       for (int j = 0; j < kMaxPairs; ++j)
         if (j < np) {
-          const float2 b =
-              dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(p.parts_bias + off + 2 * lane + 64 * j));
+          const float2 b = dev::Half16<T>::to_float2(*reinterpret_cast<const Pair*>(p.parts_bias + 2 * lane + 64 * j));
           sum[2 * j] = __fadd_rn(sum[2 * j], b.x);
           sum[2 * j + 1] = __fadd_rn(sum[2 * j + 1], b.y);
         }
@@ -241,14 +184,9 @@ __global__ void add_ln_kernel(AddLnParams<T> p) {
       if (j < 2 * np) v[j] = __fadd_rn(v[j], dev::round16<T>(sum[j]));
     store_f32(x, v, np, lane);
   }
-  if (kLean || p.weight != nullptr) {
-    if constexpr (kWarps == 1)
-      ln_inplace(v, np, p.d, af, p.eps);
-    else
-      ln_inplace_split<kWarps>(v, np, p.d, af, p.eps, red_s, red_q, row_in_block, wi);
-  }
-  if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d + off, v, np, lane);
-  if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d + off, v, np, lane);
+  if (kLean || p.weight != nullptr) ln_inplace(v, np, p.d, af, p.eps);
+  if (p.y != nullptr) store16(p.y + static_cast<size_t>(row) * p.d, v, np, lane);
+  if (p.norm_out != nullptr) store_f32(p.norm_out + static_cast<size_t>(row) * p.d, v, np, lane);
 }
 
 template <class T>
@@ -343,20 +281,6 @@ void launch_add_ln(const AddLnParams<T>& p, cudaStream_t stream) {
   const bool lean = p.tokens >= p.lean_from_rows && p.weight != nullptr && p.add_parts == nullptr;
   const int form = !lean ? kAnyForm : p.bias == nullptr ? kWeightForm : kWeightBiasForm;
   const int pairs = p.d == 1024 ? 16 : p.d == 768 ? 12 : 0;  // english / multilingual, else any
-  static const int split = [] {  // experiment: LAYA_CUDA_ADD_LN_WARPS (1, 2 or 4)
-    const char* v = std::getenv("LAYA_CUDA_ADD_LN_WARPS");
-    const int w = v ? std::atoi(v) : 1;
-    return w == 2 || w == 4 ? w : 1;
-  }();
-  if (form == kAnyForm && pairs > 0 && split > 1) {
-    auto* kernel = pairs == 16 ? (split == 2 ? add_ln_kernel<T, kAnyForm, 16, 2> : add_ln_kernel<T, kAnyForm, 16, 4>)
-                               : (split == 2 ? add_ln_kernel<T, kAnyForm, 12, 2> : add_ln_kernel<T, kAnyForm, 12, 4>);
-    const int rows_per_block = kRowsPerBlock / split;
-    launch_kernel(kernel, static_cast<unsigned>((p.tokens + rows_per_block - 1) / rows_per_block),
-                  32 * kRowsPerBlock, stream, true, p);
-    LAYA_CUDA_CHECK_LAUNCH();
-    return;
-  }
   auto* kernel = add_ln_instance<T>(form, pairs);
   launch_kernel(kernel, grid_for(p.tokens), 32 * kRowsPerBlock, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
