@@ -1,6 +1,5 @@
 #include "backends/cuda/small_gemm.cuh"
 
-#include <cstdlib>
 #include <type_traits>
 
 #include "backends/cuda/check.h"
@@ -21,8 +20,6 @@ constexpr int kWideMaxM = 128;   // and the wide one (the MMA's N; 256 was far s
 // docs/benchmarks/cuda.md items 63, 69, 72.)
 constexpr int kStages = 8;
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
-// Experiment (LAYA_CUDA_SMALL_TRIGGER_ARRIVED=1, session 42): the producer triggers the next kernel
-// only once its last stage has arrived, not once it has been requested.
 
 // Where the operands go in wgmma m64nNk16 (M = 64 rows of operand A, N rows of operand B):
 //   narrow (kWide false): A = the activation box (64 rows, rows m..63 zeros), B = 32 W rows a CTA
@@ -293,7 +290,7 @@ __device__ __forceinline__ void rotate_pairs(float (&d)[kN / 2], const float (&c
 
 // blockIdx.x: the CTA's W rows (Layout::kWRows); blockIdx.y: its K range (partials).
 // kTimeline: the diagnostic instance, which stamps the events of SmallGemmEvent into `timeline`.
-template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline, bool kTriggerArrived = false>
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* out,
                       const T* bias, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline,
@@ -373,8 +370,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       // this one's loop those compete with the weights this loop still streams (the MLP output
       // GEMM's 3.1 MB against the MLP input's second 5.4 MB at 48 tokens: docs/benchmarks/cuda.md
       // item 205, 1x48 -0.019 ms). A CTA of at most kStages k-tiles triggers right after its wait.
-      if constexpr (kTriggerArrived)
-        if (tiles > 0) mbar_wait(&full[(tiles - 1) % kStages], ((tiles - 1) / kStages) & 1);
       asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
     }
     return;
@@ -435,10 +430,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline, bool kTriggerArrived = false>
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   using L = Layout<kWide, kN>;
-  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline, kTriggerArrived>;
+  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline>;
   static const bool configured = [&] {
     LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
     return true;
@@ -460,14 +455,8 @@ void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
 
 template <class T, SmallGemmForm kForm, bool kWide, int kN>
 void launch_timeline_or_not(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  static const bool arrived = [] {
-    const char* v = std::getenv("LAYA_CUDA_SMALL_TRIGGER_ARRIVED");
-    return v != nullptr && std::atoi(v) != 0;
-  }();
   if (a.timeline != nullptr)
     launch_instance<T, kForm, kWide, kN, true>(a, stream);
-  else if (arrived)
-    launch_instance<T, kForm, kWide, kN, false, true>(a, stream);
   else
     launch_instance<T, kForm, kWide, kN, false>(a, stream);
 }
