@@ -1,6 +1,5 @@
 #include "backends/cuda/small_gemm.cuh"
 
-#include <cstdlib>
 #include <type_traits>
 
 #include "backends/cuda/check.h"
@@ -21,10 +20,6 @@ constexpr int kWideMaxM = 128;   // and the wide one (the MMA's N; 256 was far s
 // docs/benchmarks/cuda.md items 63, 69, 72.)
 constexpr int kStages = 8;
 constexpr int kThreads = 256;  // warpgroup 0 consumes, one thread of warpgroup 1 produces
-// Experiment (LAYA_CUDA_SMALL_EARLY_W, session 42): the weights requested before the PDL wait —
-// 0: the first kStages stages' (default); 1: none (all after the wait); 2: the same stages, paced
-// kEarlyPaceNs apart; 3: the first 4 stages' only.
-constexpr int kEarlyPaceNs = 150;
 
 // Where the operands go in wgmma m64nNk16 (M = 64 rows of operand A, N rows of operand B):
 //   narrow (kWide false): A = the activation box (64 rows, rows m..63 zeros), B = 32 W rows a CTA
@@ -295,7 +290,7 @@ __device__ __forceinline__ void rotate_pairs(float (&d)[kN / 2], const float (&c
 
 // blockIdx.x: the CTA's W rows (Layout::kWRows); blockIdx.y: its K range (partials).
 // kTimeline: the diagnostic instance, which stamps the events of SmallGemmEvent into `timeline`.
-template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline, int kEarly = 0>
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 __global__ void __launch_bounds__(kThreads, 1)
     small_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* out,
                       const T* bias, int relu, int m, int n, int k_tiles, int splits, uint64_t* timeline,
@@ -355,24 +350,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         tma_load(smem + s * L::kStageBytes + kXOffset, &x_map, &full[s], (kt0 + i) * kBK, 0);
       };
       const int first = tiles < kStages ? tiles : kStages;
-      const int early = kEarly == 1 ? 0 : kEarly == 3 ? (first < 4 ? first : 4) : first;
-      const uint64_t t0 = kEarly == 2 ? dev::global_ns() : 0;
-      for (int i = 0; i < early; ++i) {  // the weights do not depend on the previous kernel
-        if constexpr (kEarly == 2)
-          while (dev::global_ns() - t0 < static_cast<uint64_t>(i) * kEarlyPaceNs) __nanosleep(32);
+      for (int i = 0; i < first; ++i) {  // the weights do not depend on the previous kernel
         mbar_expect_tx(&full[i], L::kStageBytes);
         load_w(i, i);
       }
       if constexpr (kTimeline) stamp(rec, SmallGemmEvent::weights_requested);
       asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the activations do
       if constexpr (kTimeline) stamp(rec, SmallGemmEvent::producer_waited);
-      for (int i = 0; i < first; ++i) {
-        if (i >= early) {
-          mbar_expect_tx(&full[i], L::kStageBytes);
-          load_w(i, i);
-        }
-        load_x(i, i);
-      }
+      for (int i = 0; i < first; ++i) load_x(i, i);
       for (int i = first; i < tiles; ++i) {
         const int s = i % kStages;
         mbar_wait(&empty[s], ((i / kStages) - 1) & 1);
@@ -445,10 +430,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline, int kEarly = 0>
+template <class T, SmallGemmForm kForm, bool kWide, int kN, bool kTimeline>
 void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
   using L = Layout<kWide, kN>;
-  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline, kEarly>;
+  constexpr auto kernel = small_gemm_kernel<T, kForm, kWide, kN, kTimeline>;
   static const bool configured = [&] {
     LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
     return true;
@@ -470,18 +455,8 @@ void launch_instance(const SmallGemmArgs<T>& a, cudaStream_t stream) {
 
 template <class T, SmallGemmForm kForm, bool kWide, int kN>
 void launch_timeline_or_not(const SmallGemmArgs<T>& a, cudaStream_t stream) {
-  static const int early = [] {
-    const char* v = std::getenv("LAYA_CUDA_SMALL_EARLY_W");
-    return v ? std::atoi(v) : 0;
-  }();
   if (a.timeline != nullptr)
     launch_instance<T, kForm, kWide, kN, true>(a, stream);
-  else if (early == 1)
-    launch_instance<T, kForm, kWide, kN, false, 1>(a, stream);
-  else if (early == 2)
-    launch_instance<T, kForm, kWide, kN, false, 2>(a, stream);
-  else if (early == 3)
-    launch_instance<T, kForm, kWide, kN, false, 3>(a, stream);
   else
     launch_instance<T, kForm, kWide, kN, false>(a, stream);
 }
