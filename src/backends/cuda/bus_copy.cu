@@ -1,7 +1,5 @@
 #include "backends/cuda/bus_copy.cuh"
 
-#include <cstdlib>
-
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
 
@@ -47,12 +45,8 @@ void launch_copy_from_host(const int32_t* host, int32_t* dev, int64_t words, cud
   if (words == 0) return;
   const bool vec = ((reinterpret_cast<uintptr_t>(host) | reinterpret_cast<uintptr_t>(dev)) & 15) == 0;
   const int64_t threads = (words + 3) / 4;
-  static const bool plain = [] {  // experiment (session 42): LAYA_CUDA_FIRST_EDGES=1
-    const char* v = std::getenv("LAYA_CUDA_FIRST_EDGES");
-    return v != nullptr && std::atoi(v) == 1;
-  }();
   launch_kernel(copy_kernel, static_cast<unsigned>((threads + kCopyThreads - 1) / kCopyThreads), kCopyThreads, stream,
-                !plain, host, dev, words, vec);
+                true, host, dev, words, vec);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

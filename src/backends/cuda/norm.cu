@@ -1,7 +1,5 @@
 #include "backends/cuda/norm.cuh"
 
-#include <cstdlib>
-
 #include "backends/cuda/check.h"
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/half16.cuh"
@@ -267,11 +265,7 @@ void launch_embed_ln(const EmbedLnParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.ids && p.table && p.weight && p.x && p.y && p.tokens >= 0 && p.vocab > 0, ErrorKind::internal,
                "embed_ln: bad parameters");
   if (p.tokens == 0) return;
-  static const bool pdl = [] {  // experiment (session 42): LAYA_CUDA_FIRST_EDGES=2
-    const char* v = std::getenv("LAYA_CUDA_FIRST_EDGES");
-    return v != nullptr && std::atoi(v) == 2;
-  }();
-  launch_kernel(embed_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, pdl, p);
+  launch_kernel(embed_ln_kernel<T>, grid_for(p.tokens), 32 * kRowsPerBlock, stream, false, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
