@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Session 42, call 12: the small buckets' layout switches on the final engine (item 201 changed
-# what the small GEMM's loads cost): the wide layout up to 64 tokens (default 48), the decision
-# layers' partials off, the narrow layout's carveout off; four interleaved rounds.
+# Session 42, call 12: the small buckets' layout switches on the final engine (item 205 changed
+# when the small GEMMs' early weights go out): the wide layout up to 64 tokens (default 48), the
+# decision layers' partials off, the narrow layout's carveout off; four interleaved rounds.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
