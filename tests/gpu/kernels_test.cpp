@@ -572,25 +572,6 @@ TYPED_TEST(CudaKernelsTyped, GegluAndGeluMatchReference) {
   dout.poison();
   launch_geglu(GegluParams<TypeParam>{du.get(), dout.get(), rows, inter}, nullptr, ahead);
   EXPECT_EQ(std::memcmp(plain.data(), dout.down().data(), plain.size() * 2), 0) << "geglu with an L2 prefetch plan";
-  // The other thread layouts (one block a row, 8 or 16 columns a thread), with the plan: the same bits.
-  for (int shape : {kGegluRow8, kGegluRow16}) {
-    dout.poison();
-    launch_geglu(GegluParams<TypeParam>{du.get(), dout.get(), rows, inter}, nullptr, ahead, shape);
-    EXPECT_EQ(std::memcmp(plain.data(), dout.down().data(), plain.size() * 2), 0) << "geglu shape " << shape;
-  }
-  // Rows the one-block layouts cannot take as they are: inter not a multiple of 16 (8 columns a
-  // thread instead) and a row past 1,024 threads (128-thread blocks instead).
-  for (int32_t odd_inter : {8 * 41, 8 * 1100}) {
-    const auto up2 = round16<TypeParam>(randn(rng, static_cast<size_t>(3) * 2 * odd_inter, 2.f));
-    Dev<TypeParam> du2(to16<TypeParam>(up2)), dout2(static_cast<size_t>(3) * odd_inter);
-    std::vector<float> ref2(static_cast<size_t>(3) * odd_inter);
-    cpu::geglu(up2.data(), 3, odd_inter, ref2.data());
-    for (int shape : {kGegluRowBlocks, kGegluRow8, kGegluRow16}) {
-      dout2.poison();
-      launch_geglu(GegluParams<TypeParam>{du2.get(), dout2.get(), 3, odd_inter}, nullptr, {}, shape);
-      expect_close(from16(dout2.down()), ref2, "geglu, other inter");
-    }
-  }
   auto g = round16<TypeParam>(randn(rng, 1000, 3.f));
   Dev<TypeParam> dg(to16<TypeParam>(g));
   launch_gelu(GeluParams<TypeParam>{dg.get(), 1000}, nullptr);
@@ -860,15 +841,10 @@ TEST(CudaKernels, GegluWithGeluTableEqualsComputedForEveryActivation) {
   p.out = looked_up.get();
   p.gelu_lut = lut.get();
   launch_geglu(p, nullptr);
-  const auto want = computed.down();
-  for (int shape : {kGegluRowBlocks, kGegluRow8, kGegluRow16}) {
-    looked_up.poison();
-    launch_geglu(p, nullptr, {}, shape);
-    const auto got = looked_up.down();
-    size_t differ = 0;
-    for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &want[i], 2) != 0;
-    EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations, shape " << shape;
-  }
+  const auto want = computed.down(), got = looked_up.down();
+  size_t differ = 0;
+  for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &want[i], 2) != 0;
+  EXPECT_EQ(differ, 0u) << "of " << got.size() << " activations";
   Dev<__half> h(static_cast<size_t>(2) * inter);
   EXPECT_THROW(launch_geglu(GegluParams<__half>{h.get(), h.get(), 1, inter, lut.get()}, nullptr), Error);
 }
@@ -1283,125 +1259,6 @@ TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
                   std::fabs(h[static_cast<size_t>(ro[r] * d + e)]) * 4e-3);
   }
   for (int32_t e = 0; e < d + 4; ++e) EXPECT_EQ(act[static_cast<size_t>(2 * (d + 4) + e)], 0.f);  // empty row
-}
-
-// The action head in one kernel (act_head_kernel) against features_kernel + two small linears: the
-// same bits in the hidden layer, the action logits and their floats; launched twice (its per-row
-// counters must be back at zero), with the CLS state at each row's first token or at its slot, for
-// widths whose features' group falls to other threads (d = 1,024: thread 0's third group; 768:
-// thread 64's second; 128: thread 32's first), odd block counts and more than two actions.
-TYPED_TEST(CudaKernelsTyped, ActHeadEqualsFeaturesAndTwoSmallLinears) {
-  LAYA_REQUIRE_GPU();
-  std::mt19937 rng(29);
-  const std::vector<int32_t> mo{0, 1, 4, 4, 49, 49}, ro{0, 3, 9, 9, 12, 12};  // row 2: no markers; row 4: empty
-  const int32_t slots = 5, tokens = 12, markers = 51;
-  for (const auto [d, hidden, n_act] : {std::tuple{1024, 256, 2}, std::tuple{768, 20, 3}, std::tuple{128, 12, 5}}) {
-    SCOPED_TRACE(testing::Message() << "d " << d << " hidden " << hidden << " n_act " << n_act);
-    const auto logits = round16<TypeParam>(randn(rng, markers, 2.f));
-    const auto h = randn(rng, static_cast<size_t>(tokens) * d, 3.f);
-    const auto w1 = round16<TypeParam>(randn(rng, static_cast<size_t>(hidden) * (d + 4), 0.05f));
-    const auto b1 = round16<TypeParam>(randn(rng, static_cast<size_t>(hidden), 0.1f));
-    const auto w2 = round16<TypeParam>(randn(rng, static_cast<size_t>(n_act) * hidden, 0.1f));
-    const auto b2 = round16<TypeParam>(randn(rng, static_cast<size_t>(n_act), 0.1f));
-    Dev<TypeParam> dl(to16<TypeParam>(logits)), dw1(to16<TypeParam>(w1)), db1(to16<TypeParam>(b1)),
-        dw2(to16<TypeParam>(w2)), db2(to16<TypeParam>(b2)), dact_in(static_cast<size_t>(slots) * (d + 4)),
-        dhid_ref(static_cast<size_t>(slots) * hidden), dhid(static_cast<size_t>(slots) * hidden),
-        dact_ref(static_cast<size_t>(slots) * n_act), dact(static_cast<size_t>(slots) * n_act);
-    Dev<int32_t> dmo(mo), dro(ro);
-    Dev<float> dh(h), dlo(markers), df_ref(static_cast<size_t>(slots) * n_act), df(static_cast<size_t>(slots) * n_act);
-    Dev<uint32_t> done(std::vector<uint32_t>(slots, 0u));
-    for (const bool at_slot : {false, true}) {
-      FeaturesParams<TypeParam> fp;
-      fp.logits = dl.get();
-      fp.marker_offsets = dmo.get();
-      fp.row_offsets = dro.get();
-      fp.h = dh.get();
-      fp.cls_at_slot = at_slot;
-      fp.act_in = dact_in.get();
-      fp.logits_out = dlo.get();
-      fp.row_slots = slots;
-      fp.markers_pad = markers;
-      fp.d = d;
-      launch_features(fp, nullptr);
-      SmallLinearParams<TypeParam> a1;
-      a1.in = dact_in.get();
-      a1.w = dw1.get();
-      a1.bias = db1.get();
-      a1.out = dhid_ref.get();
-      a1.rows = slots;
-      a1.n = hidden;
-      a1.k = d + 4;
-      a1.ld_in = d + 4;
-      a1.gelu = true;
-      launch_small_linear(a1, nullptr);
-      SmallLinearParams<TypeParam> a2;
-      a2.in = dhid_ref.get();
-      a2.w = dw2.get();
-      a2.bias = db2.get();
-      a2.out = dact_ref.get();
-      a2.out_f32 = df_ref.get();
-      a2.rows = slots;
-      a2.n = n_act;
-      a2.k = hidden;
-      a2.ld_in = hidden;
-      launch_small_linear(a2, nullptr);
-      ActHeadParams<TypeParam> ah;
-      ah.logits = dl.get();
-      ah.marker_offsets = dmo.get();
-      ah.row_offsets = dro.get();
-      ah.h = dh.get();
-      ah.cls_at_slot = at_slot;
-      ah.w1 = dw1.get();
-      ah.b1 = db1.get();
-      ah.w2 = dw2.get();
-      ah.b2 = db2.get();
-      ah.hidden_out = dhid.get();
-      ah.act = dact.get();
-      ah.act_f32 = df.get();
-      ah.done = done.get();
-      ah.row_slots = slots;
-      ah.d = d;
-      ah.hidden = hidden;
-      ah.n_act = n_act;
-      for (int launch = 0; launch < 2; ++launch) {
-        SCOPED_TRACE(testing::Message() << "at_slot " << at_slot << " launch " << launch);
-        dhid.poison();
-        dact.poison();
-        df.poison();
-        launch_act_head(ah, nullptr);
-        const auto hr = dhid_ref.down(), hg = dhid.down(), ar = dact_ref.down(), ag = dact.down();
-        EXPECT_EQ(std::memcmp(hr.data(), hg.data(), hr.size() * 2), 0) << "hidden layer";
-        EXPECT_EQ(std::memcmp(ar.data(), ag.data(), ar.size() * 2), 0) << "action logits";
-        EXPECT_EQ(df_ref.down(), df.down());
-        EXPECT_EQ(done.down(), std::vector<uint32_t>(slots, 0u)) << "counters back at zero";
-      }
-    }
-    // What the launcher refuses: d or hidden not a multiple of 4, no counters.
-    ActHeadParams<TypeParam> bad;
-    bad.logits = dl.get();
-    bad.marker_offsets = dmo.get();
-    bad.row_offsets = dro.get();
-    bad.h = dh.get();
-    bad.w1 = dw1.get();
-    bad.b1 = db1.get();
-    bad.w2 = dw2.get();
-    bad.b2 = db2.get();
-    bad.hidden_out = dhid.get();
-    bad.act = dact.get();
-    bad.act_f32 = df.get();
-    bad.row_slots = slots;
-    bad.d = d - 2;
-    bad.hidden = hidden;
-    bad.n_act = n_act;
-    bad.done = done.get();
-    EXPECT_THROW(launch_act_head(bad, nullptr), Error) << "d % 4";
-    bad.d = d;
-    bad.hidden = hidden - 2;
-    EXPECT_THROW(launch_act_head(bad, nullptr), Error) << "hidden % 4";
-    bad.hidden = hidden;
-    bad.done = nullptr;
-    EXPECT_THROW(launch_act_head(bad, nullptr), Error) << "no counters";
-  }
 }
 
 // The pruned last decision layer's row moves: gather copies the listed rows (zeros for -1), scatter

@@ -11,55 +11,50 @@ namespace laya::cuda {
 
 namespace {
 
-// kCols (8 or 16) columns per thread (16-byte loads and stores); inter is a multiple of kCols. One
-// grid row per token (blockIdx.y), so no thread divides to find its row. kLut (bf16): T(gelu(a))
-// from the table where it holds a — all lookups issued before any is used, the computed form a
-// branch taken rarely (|a| outside [2^-16, 16)), as in the fused GeGLU GEMM's epilogue.
+// 8 columns per thread (16-byte loads and stores); inter is a multiple of 8. One grid row per
+// token (blockIdx.y), so no thread divides to find its row. kLut (bf16): T(gelu(a)) from the table
+// where it holds a — all eight lookups issued before any is used, the computed form a branch taken
+// rarely (|a| outside [2^-16, 16)), as in the fused GeGLU GEMM's epilogue.
 // The threads past the last column send `ahead` to L2 and leave, before the PDL wait (constants).
-template <class T, bool kLut, int kCols>
+template <class T, bool kLut>
 __global__ void geglu_kernel(GegluParams<T> p, const __grid_constant__ L2Prefetch ahead) {
   using H = dev::Half16<T>;
-  constexpr int kVec = kCols / 8;  // 16-byte vectors a thread per half
   const int chunk = static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x);
-  const int chunks = p.inter / kCols;
+  const int chunks = p.inter / 8;
   if (chunk >= chunks) {
     const int idle = static_cast<int>(gridDim.x * blockDim.x) - chunks;  // a row's
     dev::prefetch_plan(ahead, static_cast<int>(blockIdx.y) * idle + chunk - chunks, static_cast<int>(gridDim.y) * idle);
     return;
   }
   dev::pdl_prologue();
-  const int c = chunk * kCols;
+  const int c = chunk * 8;
   const int64_t r = blockIdx.y;
   const T* row = p.up + r * 2 * p.inter;
-  uint4 av[kVec], gv[kVec];
-#pragma unroll
-  for (int v = 0; v < kVec; ++v) av[v] = reinterpret_cast<const uint4*>(row + c)[v];
-#pragma unroll
-  for (int v = 0; v < kVec; ++v) gv[v] = reinterpret_cast<const uint4*>(row + p.inter + c)[v];
-  T* a = reinterpret_cast<T*>(av);
-  const T* g = reinterpret_cast<const T*>(gv);
-  float ga[kCols];
+  uint4 av = *reinterpret_cast<const uint4*>(row + c);
+  const uint4 gv = *reinterpret_cast<const uint4*>(row + p.inter + c);
+  T* a = reinterpret_cast<T*>(&av);
+  const T* g = reinterpret_cast<const T*>(&gv);
+  float ga[8];
   if constexpr (kLut) {
-    bool in[kCols], all = true;
+    bool in[8], all = true;
 #pragma unroll
-    for (int e = 0; e < kCols; ++e) {
+    for (int e = 0; e < 8; ++e) {
       const uint32_t slot = dev::gelu_lut_slot(__bfloat16_as_ushort(a[e]), in[e]);
       ga[e] = __uint_as_float(uint32_t{__ldg(p.gelu_lut + slot)} << 16);
       all = all && in[e];
     }
     if (!all) {
 #pragma unroll
-      for (int e = 0; e < kCols; ++e)
+      for (int e = 0; e < 8; ++e)
         if (!in[e]) ga[e] = dev::gelu16<T>(H::to_float(a[e]));
     }
   } else {
 #pragma unroll
-    for (int e = 0; e < kCols; ++e) ga[e] = dev::gelu16<T>(H::to_float(a[e]));
+    for (int e = 0; e < 8; ++e) ga[e] = dev::gelu16<T>(H::to_float(a[e]));
   }
 #pragma unroll
-  for (int e = 0; e < kCols; ++e) a[e] = H::from_float(__fmul_rn(ga[e], H::to_float(g[e])));
-#pragma unroll
-  for (int v = 0; v < kVec; ++v) reinterpret_cast<uint4*>(p.out + r * p.inter + c)[v] = av[v];
+  for (int e = 0; e < 8; ++e) a[e] = H::from_float(__fmul_rn(ga[e], H::to_float(g[e])));
+  *reinterpret_cast<uint4*>(p.out + r * p.inter + c) = av;
 }
 
 __global__ void fill_gelu_lut_kernel(uint16_t* lut) {
@@ -87,7 +82,7 @@ __global__ void gelu_kernel(GeluParams<T> p) {
 }  // namespace
 
 template <class T>
-void launch_geglu(const GegluParams<T>& p, cudaStream_t stream, const L2Prefetch& ahead, int shape) {
+void launch_geglu(const GegluParams<T>& p, cudaStream_t stream, const L2Prefetch& ahead) {
   LAYA_REQUIRE(p.up && p.out && p.rows >= 0 && p.inter > 0 && p.inter % 8 == 0, ErrorKind::internal,
                "geglu: bad parameters (inter {} must be a multiple of 8)", p.inter);
   LAYA_REQUIRE(p.rows <= 65535, ErrorKind::internal, "geglu: {} rows exceed the grid's y limit", p.rows);
@@ -95,22 +90,18 @@ void launch_geglu(const GegluParams<T>& p, cudaStream_t stream, const L2Prefetch
                "geglu: the GELU table holds bf16 values only");
   LAYA_REQUIRE(l2_prefetch_valid(ahead), ErrorKind::internal, "geglu: bad L2 prefetch plan");
   if (p.rows == 0) return;
-  // kGegluRowBlocks: 128-thread blocks of 8 columns; kGegluRow8 / kGegluRow16: one block a row of
-  // 8 / 16 columns a thread (warps rounded up), where the row fits one block.
-  const int cols = shape == kGegluRow16 && p.inter % 16 == 0 ? 16 : 8;
-  const int chunks = p.inter / cols;
-  const int row_threads = (chunks + 31) / 32 * 32;
-  const bool one_block = shape != kGegluRowBlocks && row_threads <= 1024;
-  const int threads = one_block ? row_threads : 128;
-  const dim3 grid(static_cast<unsigned>((chunks + threads - 1) / threads), static_cast<unsigned>(p.rows));
-  auto go = [&](auto kernel) {
-    launch_kernel(kernel, grid, dim3(static_cast<unsigned>(threads)), stream, true, p, ahead);
-    LAYA_CUDA_CHECK_LAUNCH();
-  };
+  constexpr int kThreads = 128;
+  const int chunks = p.inter / 8;
+  const dim3 grid(static_cast<unsigned>((chunks + kThreads - 1) / kThreads), static_cast<unsigned>(p.rows));
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    if (p.gelu_lut != nullptr) return cols == 16 ? go(geglu_kernel<T, true, 16>) : go(geglu_kernel<T, true, 8>);
+    if (p.gelu_lut != nullptr) {
+      launch_kernel(geglu_kernel<T, true>, grid, dim3(kThreads), stream, true, p, ahead);
+      LAYA_CUDA_CHECK_LAUNCH();
+      return;
+    }
   }
-  cols == 16 ? go(geglu_kernel<T, false, 16>) : go(geglu_kernel<T, false, 8>);
+  launch_kernel(geglu_kernel<T, false>, grid, dim3(kThreads), stream, true, p, ahead);
+  LAYA_CUDA_CHECK_LAUNCH();
 }
 
 void launch_fill_gelu_lut(uint16_t* lut, cudaStream_t stream) {
@@ -137,7 +128,7 @@ void launch_gelu(const GeluParams<T>& p, cudaStream_t stream) {
 }
 
 #define LAYA_INSTANTIATE_ACTIVATION(T)                                  \
-  template void launch_geglu<T>(const GegluParams<T>&, cudaStream_t, const L2Prefetch&, int); \
+  template void launch_geglu<T>(const GegluParams<T>&, cudaStream_t, const L2Prefetch&); \
   template void launch_gelu<T>(const GeluParams<T>&, cudaStream_t);
 LAYA_FOR_HALF16(LAYA_INSTANTIATE_ACTIVATION)
 

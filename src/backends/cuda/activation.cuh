@@ -26,13 +26,8 @@ struct GegluParams {
 // `ahead`: lines sent to L2 by the grid's threads past the last column (those of each row's last
 // block: inter / 8 need not be a multiple of the block), where they exist — with the English
 // checkpoint's inter = 2,624, 56 a row. Hints for the kernels after this one (l2_prefetch.cuh).
-// `shape` (experiment switch LAYA_CUDA_GEGLU_SHAPE): the threads' layout; the same outputs.
-constexpr int kGegluRowBlocks = 0;  // 128-thread blocks of 8 columns a thread
-constexpr int kGegluRow8 = 1;       // one block a row, 8 columns a thread
-constexpr int kGegluRow16 = 2;      // one block a row, 16 columns a thread (inter % 16 == 0, else 8)
 template <class T>
-void launch_geglu(const GegluParams<T>& p, cudaStream_t stream, const L2Prefetch& ahead = {},
-                  int shape = kGegluRowBlocks);
+void launch_geglu(const GegluParams<T>& p, cudaStream_t stream, const L2Prefetch& ahead = {});
 
 // The bf16 GELU table (gelu_lut.cuh): 20 exponents x 128 mantissas per sign, 10 KB.
 constexpr int kGeluLutEntries = 2 * 20 * 128;

@@ -202,10 +202,6 @@ constexpr bool kGemmMemsetKernels = true;
 // 10 KB table instead of computing erf (gelu_lut.cuh; the same bits); LAYA_CUDA_GELU_TABLE=0
 // computes it. Measured on the H200: docs/benchmarks/cuda.md item 114.
 constexpr bool kGeluTable = true;
-// The act-head features and both act-head linears in one kernel (act_head_kernel: the [CLS] part of
-// the first linear before the PDL wait, the second linear by each row's last block; the same bits
-// as features_kernel + two small linears); LAYA_CUDA_ACT_HEAD_FUSED=0 runs the three.
-constexpr bool kActHeadFused = true;
 // Buckets whose encoder GEMMs run the small GEMM's narrow layout (49-64 tokens) launch their kernels
 // preferring this shared-memory carveout (percent; a launch attribute, so it holds for those
 // buckets' kernels only). Measured on the H200 (docs/benchmarks/cuda.md item 85), 100 for every
@@ -233,7 +229,6 @@ struct Workspace {
   void *y = nullptr, *qkv = nullptr, *att = nullptr, *proj = nullptr, *up = nullptr, *g = nullptr;
   void *my = nullptr, *mh = nullptr, *logits = nullptr, *act_in = nullptr, *act_h = nullptr, *act = nullptr;
   float* parts = nullptr;  // [kMaxAddParts, partials_max_rows, d]: split-K partials
-  uint32_t* act_done = nullptr;  // [row_slots]: act_head_kernel's counters, zero between launches
   uint16_t* gelu_lut = nullptr;  // bf16 GELU table (gelu_lut.cuh), filled once at start-up
   uint16_t* gelu_all = nullptr;  // bf16 GELU of every pattern (the fused GeGLU GEMM's), filled once at start-up
   int32_t* in = nullptr;   // staging block on the device
@@ -426,9 +421,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
   bool gemm_memset_kernels_ = kGemmMemsetKernels;  // captured graphs: cuBLASLt's memsets as own kernels
-  bool act_head_fused_ = kActHeadFused;  // the action head and its features in one kernel (the same bits)
   bool gelu_table_ = kGeluTable;   // bf16: geglu_kernel's GELU from the table (else computed; the same bits)
-  int geglu_shape_ = kGegluRowBlocks;  // the GeGLU pass's thread layout (experiment switch; the same bits)
   bool small_tail_ = kSmallTail;   // outside the PDL scopes too, bias GEMMs of <= 128 rows on the small GEMM
   int32_t narrow_carveout_ = kNarrowCarveout;  // the narrow-layout buckets' preferred carveout (-1: none)
   GraphCacheBook book_;
@@ -551,7 +544,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
       {reinterpret_cast<void**>(&ws_.act_in), S * (d + 4) * 2},
       {reinterpret_cast<void**>(&ws_.act_h), S * dims_.act_hidden * 2},
       {reinterpret_cast<void**>(&ws_.act), S * dims_.n_act * 2},
-      {reinterpret_cast<void**>(&ws_.act_done), S * 4},
       {reinterpret_cast<void**>(&ws_.in), max_l.bytes()},
       {reinterpret_cast<void**>(&ws_.out), (K + S * dims_.n_act) * 4},
       {reinterpret_cast<void**>(&ws_.parts), int64_t{kMaxAddParts} * std::max(partials_max_rows_, 1) * d * 4},
@@ -597,9 +589,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     launch_fill_gelu_lut(ws_.gelu_lut, nullptr);  // after the memset (the legacy stream); synchronised below
     launch_fill_gelu_all(ws_.gelu_all, nullptr);
     gelu_table_ = precision_ == Precision::bf16 && env_int("LAYA_CUDA_GELU_TABLE", kGeluTable ? 1 : 0) != 0;
-    act_head_fused_ = dims_.d % 4 == 0 && dims_.act_hidden % 4 == 0 &&
-                      env_int("LAYA_CUDA_ACT_HEAD_FUSED", kActHeadFused ? 1 : 0) != 0;
-    geglu_shape_ = std::clamp(env_int("LAYA_CUDA_GEGLU_SHAPE", kGegluRowBlocks), kGegluRowBlocks, kGegluRow16);
     gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(), cluster_rule_);
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 128)
@@ -805,7 +794,7 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, in
   gemm_->run(GemmArgs<Elem>{in, w, nullptr, up, tokens, 2 * dims_.inter, dims_.d, false}, s);
   GegluParams<Elem> gp{up, g, tokens, dims_.inter};
   if (gelu_table_) gp.gelu_lut = ws_.gelu_lut;
-  launch_geglu(gp, s, geglu_ahead(layer, tokens), geglu_shape_);  // the plan only where the pass runs
+  launch_geglu(gp, s, geglu_ahead(layer, tokens));  // the plan only where the pass runs
 }
 
 // What layer `layer`'s GeGLU pass sends to L2 for the kernels after it (kGegluPrefetch): at most
@@ -1159,68 +1148,45 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   sl.w = as<Elem>(w_.scorer_fc2_w);
   sl.bias = as<Elem>(w_.scorer_fc2_b);
   sl.out = logits_;
-  sl.out_f32 = act_head_fused_ ? out : nullptr;  // else features_kernel copies them
   sl.rows = K;
   sl.n = 1;
   sl.k = d;
   sl.ld_in = d;
   launch_small_linear(sl, s);
-  if (act_head_fused_) {
-    ActHeadParams<Elem> ah;
-    ah.logits = logits_;
-    ah.marker_offsets = mark_off;
-    ah.row_offsets = row_off;
-    ah.h = head_h;
-    ah.cls_at_slot = heads_read_compact;
-    ah.w1 = as<Elem>(w_.act_fc1_w);
-    ah.b1 = as<Elem>(w_.act_fc1_b);
-    ah.w2 = as<Elem>(w_.act_fc2_w);
-    ah.b2 = as<Elem>(w_.act_fc2_b);
-    ah.hidden_out = act_h_;
-    ah.act = act_;
-    ah.act_f32 = out + K;
-    ah.done = ws_.act_done;
-    ah.row_slots = S;
-    ah.d = d;
-    ah.hidden = dims_.act_hidden;
-    ah.n_act = dims_.n_act;
-    launch_act_head(ah, s);
-  } else {
-    FeaturesParams<Elem> fp;
-    fp.logits = logits_;
-    fp.marker_offsets = mark_off;
-    fp.row_offsets = row_off;
-    fp.h = head_h;
-    fp.cls_at_slot = heads_read_compact;
-    fp.act_in = act_in_;
-    fp.logits_out = out;
-    fp.row_slots = S;
-    fp.markers_pad = K;
-    fp.d = d;
-    launch_features(fp, s);
-    SmallLinearParams<Elem> a1;
-    a1.in = act_in_;
-    a1.w = as<Elem>(w_.act_fc1_w);
-    a1.bias = as<Elem>(w_.act_fc1_b);
-    a1.out = act_h_;
-    a1.rows = S;
-    a1.n = dims_.act_hidden;
-    a1.k = d + 4;
-    a1.ld_in = d + 4;
-    a1.gelu = true;
-    launch_small_linear(a1, s);
-    SmallLinearParams<Elem> a2;
-    a2.in = act_h_;
-    a2.w = as<Elem>(w_.act_fc2_w);
-    a2.bias = as<Elem>(w_.act_fc2_b);
-    a2.out = act_;
-    a2.out_f32 = out + K;
-    a2.rows = S;
-    a2.n = dims_.n_act;
-    a2.k = dims_.act_hidden;
-    a2.ld_in = dims_.act_hidden;
-    launch_small_linear(a2, s);
-  }
+  FeaturesParams<Elem> fp;
+  fp.logits = logits_;
+  fp.marker_offsets = mark_off;
+  fp.row_offsets = row_off;
+  fp.h = head_h;
+  fp.cls_at_slot = heads_read_compact;
+  fp.act_in = act_in_;
+  fp.logits_out = out;
+  fp.row_slots = S;
+  fp.markers_pad = K;
+  fp.d = d;
+  launch_features(fp, s);
+  SmallLinearParams<Elem> a1;
+  a1.in = act_in_;
+  a1.w = as<Elem>(w_.act_fc1_w);
+  a1.bias = as<Elem>(w_.act_fc1_b);
+  a1.out = act_h_;
+  a1.rows = S;
+  a1.n = dims_.act_hidden;
+  a1.k = d + 4;
+  a1.ld_in = d + 4;
+  a1.gelu = true;
+  launch_small_linear(a1, s);
+  SmallLinearParams<Elem> a2;
+  a2.in = act_h_;
+  a2.w = as<Elem>(w_.act_fc2_w);
+  a2.bias = as<Elem>(w_.act_fc2_b);
+  a2.out = act_;
+  a2.out_f32 = out + K;
+  a2.rows = S;
+  a2.n = dims_.n_act;
+  a2.k = dims_.act_hidden;
+  a2.ld_in = dims_.act_hidden;
+  launch_small_linear(a2, s);
   if (!bus_io_)
     LAYA_CUDA_CHECK(cudaMemcpyAsync(ws_.host_out, ws_.out, static_cast<size_t>(K + S * dims_.n_act) * 4,
                                     cudaMemcpyDeviceToHost, s));

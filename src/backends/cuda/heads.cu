@@ -89,53 +89,11 @@ __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(Small
 
 constexpr int kClsPairs = kMaxHidden / 64;  // pairs per lane of the CLS row
 
-// The act-head features of a row from its n = me - ms raw T logits (softmax: top1, top1 - top2,
-// normalised entropy, k / 255; zeros without markers), computed by one warp: the logits are loaded
-// 32 at a time, one per lane, and every per-marker value (exp, probability, log) is computed by its
-// lane; the order-dependent sums and the top-2 scan run over those values in marker order on every
-// lane alike (shuffles), as a serial loop over the logits would — without a memory round trip per
-// marker (lane 0 walking global memory alone was ≈ 16 µs a forward, docs/benchmarks/cuda.md item 48).
-// Every lane returns the same four values.
-template <class T>
-__device__ __forceinline__ void row_features(const T* logits, int ms, int me, int lane, float f[4]) {
-  using H = dev::Half16<T>;
-  const int n = me - ms;
-  f[0] = f[1] = f[2] = f[3] = 0.f;
-  if (n > 0) {
-    float mx = -INFINITY;
-    for (int c = 0; c < n; c += 32)
-      mx = fmaxf(mx, c + lane < n ? H::to_float(logits[ms + c + lane]) : -INFINITY);
-    mx = dev::warp_max(mx);
-    float sum = 0.f;
-    for (int c = 0; c < n; c += 32) {
-      const float x = c + lane < n ? expf(H::to_float(logits[ms + c + lane]) - mx) : 0.f;
-      for (int j = 0; j < 32 && c + j < n; ++j) sum += __shfl_sync(0xffffffffu, x, j);
-    }
-    float top1 = 0.f, top2 = 0.f, ent = 0.f;
-    for (int c = 0; c < n; c += 32) {
-      const float pk = c + lane < n ? expf(H::to_float(logits[ms + c + lane]) - mx) / sum : 0.f;
-      const float lg = logf(fmaxf(pk, 1e-9f));
-      for (int j = 0; j < 32 && c + j < n; ++j) {
-        const float pj = __shfl_sync(0xffffffffu, pk, j), lj = __shfl_sync(0xffffffffu, lg, j);
-        if (pj > top1) {
-          top2 = top1;
-          top1 = pj;
-        } else if (pj > top2) {
-          top2 = pj;
-        }
-        ent += pj * lj;
-      }
-    }
-    const float kf = static_cast<float>(n < 2 ? 2 : n);
-    f[0] = top1;
-    f[1] = top1 - top2;
-    f[2] = -ent / logf(kf);
-    f[3] = kf / 255.0f;
-  }
-}
-
-// One warp per row slot: the features (row_features) and the row's CLS state, rounded to T, as the
-// action head's input row; the logits as floats for the host.
+// One warp per row slot. The row's logits are loaded 32 at a time, one per lane, and every
+// per-marker value (exp, probability, log) is computed by its lane; the order-dependent sums and the
+// top-2 scan run on lane 0 over those values in marker order, as a serial loop over the logits would
+// — without a memory round trip per marker (lane 0 walking global memory alone was ≈ 16 µs a
+// forward, docs/benchmarks/cuda.md item 48).
 template <class T>
 __global__ void features_kernel(FeaturesParams<T> p) {
   using H = dev::Half16<T>;
@@ -147,6 +105,7 @@ __global__ void features_kernel(FeaturesParams<T> p) {
   const int ms = __ldcg(p.marker_offsets + s), me = __ldcg(p.marker_offsets + s + 1);
   const int rs = __ldcg(p.row_offsets + s), re = __ldcg(p.row_offsets + s + 1);
   dev::pdl_prologue();
+  const int n = me - ms;
   T* dst = p.act_in + static_cast<int64_t>(s) * (p.d + 4);
   const float* cls = p.h + static_cast<int64_t>(p.cls_at_slot ? s : rs) * p.d;
   // The CLS state in pairs (d is even and at most 64 * kClsPairs: checked at launch), every load
@@ -166,124 +125,40 @@ __global__ void features_kernel(FeaturesParams<T> p) {
     const int e = 2 * lane + 64 * j;
     if (e < p.d) *reinterpret_cast<Pair*>(dst + e) = H::from_float2(v[j].x, v[j].y);
   }
-  float f[4];
-  row_features(p.logits, ms, me, lane, f);
+  float f[4] = {0.f, 0.f, 0.f, 0.f};
+  if (n > 0) {
+    float mx = -INFINITY;
+    for (int c = 0; c < n; c += 32)
+      mx = fmaxf(mx, c + lane < n ? H::to_float(p.logits[ms + c + lane]) : -INFINITY);
+    mx = dev::warp_max(mx);
+    float sum = 0.f;
+    for (int c = 0; c < n; c += 32) {
+      const float x = c + lane < n ? expf(H::to_float(p.logits[ms + c + lane]) - mx) : 0.f;
+      for (int j = 0; j < 32 && c + j < n; ++j) sum += __shfl_sync(0xffffffffu, x, j);
+    }
+    float top1 = 0.f, top2 = 0.f, ent = 0.f;
+    for (int c = 0; c < n; c += 32) {
+      const float pk = c + lane < n ? expf(H::to_float(p.logits[ms + c + lane]) - mx) / sum : 0.f;
+      const float lg = logf(fmaxf(pk, 1e-9f));
+      for (int j = 0; j < 32 && c + j < n; ++j) {
+        const float pj = __shfl_sync(0xffffffffu, pk, j), lj = __shfl_sync(0xffffffffu, lg, j);
+        if (pj > top1) {
+          top2 = top1;
+          top1 = pj;
+        } else if (pj > top2) {
+          top2 = pj;
+        }
+        ent += pj * lj;
+      }
+    }
+    const float kf = static_cast<float>(n < 2 ? 2 : n);
+    f[0] = top1;
+    f[1] = top1 - top2;
+    f[2] = -ent / logf(kf);
+    f[3] = kf / 255.0f;
+  }
   // Every lane holds the same four features (the loops above ran warp-wide): lanes 0..3 store one.
   if (lane < 4) dst[p.d + lane] = H::from_float(lane == 0 ? f[0] : lane == 1 ? f[1] : lane == 2 ? f[2] : f[3]);
-}
-
-// See ActHeadParams. The arithmetic is features_kernel's and small_linear_kernel's, term for term:
-// output n's thread t sums its groups t, t + kPerOut, ... of the d + 4 inputs in order — the CLS
-// groups before the wait, the features' group (the last, d / 4) after it — then the warps' sums in
-// order, so the outputs are bitwise those of the three kernels.
-template <class T>
-__global__ void __launch_bounds__(kSmallLinearThreads) act_head_kernel(ActHeadParams<T> p) {
-  using H = dev::Half16<T>;
-  using Pair = typename H::Pair;
-  constexpr int kPerOut = 32 * kOutWarps;
-  constexpr int kOutsPerBlock = kSmallLinearThreads / kPerOut;
-  __shared__ float partial[kSmallLinearThreads / 32];
-  __shared__ int is_last;
-  const int per_row = (p.hidden + kOutsPerBlock - 1) / kOutsPerBlock;  // blocks
-  const int s = static_cast<int>(blockIdx.x) / per_row;
-  const int t = static_cast<int>(threadIdx.x) % kPerOut, warp = static_cast<int>(threadIdx.x) / 32;
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  const int n = static_cast<int>(blockIdx.x) % per_row * kOutsPerBlock + static_cast<int>(threadIdx.x) / kPerOut;
-  const bool valid = n < p.hidden;  // uniform per output's warps
-  const int cls_groups = p.d / 4;
-  const T* w = p.w1 + static_cast<int64_t>(valid ? n : 0) * (p.d + 4);
-  // Before the wait: the staging block's offsets, every weight group of the thread (at most 3:
-  // d <= 1,024) and the CLS inputs — the hidden state is written four kernels before this one, which
-  // have completed by the time it starts (pdl_prologue, common.cuh); read from L2.
-  const int ms = __ldcg(p.marker_offsets + s), me = __ldcg(p.marker_offsets + s + 1);
-  const int rs = __ldcg(p.row_offsets + s), re = __ldcg(p.row_offsets + s + 1);
-  const float* cls = p.h + static_cast<int64_t>(p.cls_at_slot ? s : rs) * p.d;
-  constexpr int kGroups = 3;
-  uint2 wv[kGroups];
-  float4 hv[kGroups];
-#pragma unroll
-  for (int i = 0; i < kGroups; ++i) {
-    const int g = t + i * kPerOut;
-    wv[i] = valid && g < cls_groups ? *reinterpret_cast<const uint2*>(w + 4 * g) : make_uint2(0u, 0u);
-    hv[i] = valid && g < cls_groups && re > rs ? __ldcg(reinterpret_cast<const float4*>(cls) + g)
-                                               : make_float4(0.f, 0.f, 0.f, 0.f);
-  }
-  // The features' group (the last, d / 4) goes to thread cls_groups % kPerOut of each output, as
-  // its last; its weights loaded apart (an index into wv would put the array on the stack).
-  const int feat_t = cls_groups % kPerOut;
-  const uint2 wfeat = valid && t == feat_t ? *reinterpret_cast<const uint2*>(w + 4 * cls_groups) : make_uint2(0u, 0u);
-  float acc = 0.f;
-  // One group: its four inputs (already T values seen in fp32) times the weights, in order.
-  auto add_group = [&](float2 a0, float2 a1, uint2 wg) {
-    const float2 w0 = H::to_float2(*reinterpret_cast<const Pair*>(&wg.x));
-    const float2 w1 = H::to_float2(*reinterpret_cast<const Pair*>(&wg.y));
-    acc = fmaf(a0.x, w0.x, acc);
-    acc = fmaf(a0.y, w0.y, acc);
-    acc = fmaf(a1.x, w1.x, acc);
-    acc = fmaf(a1.y, w1.y, acc);
-  };
-#pragma unroll
-  for (int i = 0; i < kGroups; ++i)
-    if (valid && t + i * kPerOut < cls_groups)  // the CLS state rounded to T, as features_kernel stores it
-      add_group(H::to_float2(H::from_float2(hv[i].x, hv[i].y)), H::to_float2(H::from_float2(hv[i].z, hv[i].w)), wv[i]);
-  dev::pdl_prologue();
-  // The features, computed by the warp of the thread that adds them (warp-wide).
-  if (valid && t / 32 == feat_t / 32) {
-    float f[4];
-    row_features(p.logits, ms, me, lane, f);
-    if (t == feat_t) {
-      add_group(make_float2(dev::round16<T>(f[0]), dev::round16<T>(f[1])),
-                make_float2(dev::round16<T>(f[2]), dev::round16<T>(f[3])), wfeat);
-    }
-  }
-  acc = dev::warp_sum(acc);
-  if (lane == 0) partial[warp] = acc;
-  __syncthreads();
-  if (valid && t == 0) {
-    float sum = partial[warp];
-#pragma unroll
-    for (int i = 1; i < kOutWarps; ++i) sum += partial[warp + i];
-    const float v = dev::gelu16<T>(dev::round16<T>(__fadd_rn(sum, H::to_float(p.b1[n]))));
-    p.hidden_out[static_cast<int64_t>(s) * p.hidden + n] = H::from_float(v);
-    __threadfence();  // visible to the row's last block before this block counts itself
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    const unsigned before = atomicAdd(p.done + s, 1u);
-    is_last = before + 1 == static_cast<unsigned>(per_row);
-    if (is_last) p.done[s] = 0u;  // every block of the row has counted: zero for the next launch
-  }
-  __syncthreads();
-  if (!is_last) return;
-  __threadfence();
-  // The row's second linear, two outputs at a time (small_linear_kernel's arithmetic).
-  const T* a = p.hidden_out + static_cast<int64_t>(s) * p.hidden;
-  const int groups2 = p.hidden / 4;
-  for (int n0 = 0; n0 < p.n_act; n0 += kOutsPerBlock) {
-    const int o = n0 + static_cast<int>(threadIdx.x) / kPerOut;
-    float acc2 = 0.f;
-    if (o < p.n_act) {
-      acc = 0.f;
-      for (int g = t; g < groups2; g += kPerOut) {
-        const uint2 av = __ldcg(reinterpret_cast<const uint2*>(a) + g);
-        add_group(H::to_float2(*reinterpret_cast<const Pair*>(&av.x)), H::to_float2(*reinterpret_cast<const Pair*>(&av.y)),
-                  *reinterpret_cast<const uint2*>(p.w2 + static_cast<int64_t>(o) * p.hidden + 4 * g));
-      }
-      acc2 = acc;
-    }
-    acc2 = dev::warp_sum(acc2);
-    __syncthreads();  // the previous pair's partials are read
-    if (lane == 0) partial[warp] = acc2;
-    __syncthreads();
-    if (o < p.n_act && t == 0) {
-      float sum = partial[warp];
-#pragma unroll
-      for (int i = 1; i < kOutWarps; ++i) sum += partial[warp + i];
-      const float v = dev::round16<T>(__fadd_rn(sum, H::to_float(p.b2[o])));
-      p.act[static_cast<int64_t>(s) * p.n_act + o] = H::from_float(v);
-      p.act_f32[static_cast<int64_t>(s) * p.n_act + o] = v;
-    }
-  }
 }
 
 // One block per listed row; d is a multiple of 8 (checked at launch), so rows move in 16-byte
@@ -360,25 +235,9 @@ void launch_features(const FeaturesParams<T>& p, cudaStream_t stream) {
   LAYA_CUDA_CHECK_LAUNCH();
 }
 
-template <class T>
-void launch_act_head(const ActHeadParams<T>& p, cudaStream_t stream) {
-  const auto aligned = [](const void* q, uintptr_t a) { return (reinterpret_cast<uintptr_t>(q) & (a - 1)) == 0; };
-  LAYA_REQUIRE(p.logits && p.marker_offsets && p.row_offsets && p.h && p.w1 && p.b1 && p.w2 && p.b2 && p.hidden_out &&
-                   p.act && p.act_f32 && p.done && p.row_slots > 0 && p.d > 0 && p.d % 4 == 0 && p.d <= kMaxHidden &&
-                   p.hidden > 0 && p.hidden % 4 == 0 && p.n_act > 0,
-               ErrorKind::internal, "act_head: bad parameters");
-  LAYA_REQUIRE(aligned(p.h, 16) && aligned(p.w1, 8) && aligned(p.w2, 8) && aligned(p.hidden_out, 8), ErrorKind::internal,
-               "act_head: misaligned operands");
-  constexpr int per_block = kSmallLinearThreads / (32 * kOutWarps);
-  const int64_t blocks = int64_t{p.row_slots} * ((p.hidden + per_block - 1) / per_block);
-  launch_kernel(act_head_kernel<T>, static_cast<unsigned>(blocks), kSmallLinearThreads, stream, true, p);
-  LAYA_CUDA_CHECK_LAUNCH();
-}
-
 #define LAYA_INSTANTIATE_HEADS(T)                                                    \
   template void launch_small_linear<T>(const SmallLinearParams<T>&, cudaStream_t); \
   template void launch_features<T>(const FeaturesParams<T>&, cudaStream_t);        \
-  template void launch_act_head<T>(const ActHeadParams<T>&, cudaStream_t);         \
   template void launch_gather_rows<T>(const GatherRowsParams<T>&, cudaStream_t);
 LAYA_FOR_HALF16(LAYA_INSTANTIATE_HEADS)
 

@@ -46,33 +46,6 @@ struct FeaturesParams {
 template <class T>
 void launch_features(const FeaturesParams<T>& p, cudaStream_t stream);
 
-// The action head in one kernel, the features included (features_kernel + two small linears in
-// one launch; the same bits): a block of 256 threads computes two of a row's act_hidden outputs of
-// the first linear — its [CLS] part (d of the d + 4 inputs) before the PDL wait, from the hidden
-// state a few kernels back; after it the row's features (from the scorer's logits, the kernel
-// before) and their 4 inputs — and the row's last block to finish (a counter a row, left at zero)
-// computes the second linear. The scorer's logits reach `logits_out` through that linear's
-// out_f32. Needs d and act_hidden multiples of 4 (launch_act_head checks).
-template <class T>
-struct ActHeadParams {
-  const T* logits = nullptr;                // [markers_pad] raw scorer output
-  const int32_t* marker_offsets = nullptr;  // [row_slots + 1]
-  const int32_t* row_offsets = nullptr;     // [row_slots + 1]
-  const float* h = nullptr;                 // [tokens, d] head output
-  bool cls_at_slot = false;                 // as FeaturesParams
-  const T* w1 = nullptr;                    // [hidden, d + 4]
-  const T* b1 = nullptr;                    // [hidden]
-  const T* w2 = nullptr;                    // [n_act, hidden]
-  const T* b2 = nullptr;                    // [n_act]
-  T* hidden_out = nullptr;                  // [row_slots, hidden]: T(gelu(first linear))
-  T* act = nullptr;                         // [row_slots, n_act]
-  float* act_f32 = nullptr;                 // [row_slots, n_act]: float of act
-  uint32_t* done = nullptr;                 // [row_slots] counters, zero before and after a launch
-  int32_t row_slots = 0, d = 0, hidden = 0, n_act = 0;
-};
-template <class T>
-void launch_act_head(const ActHeadParams<T>& p, cudaStream_t stream);
-
 // Compact copies of the rows listed in `index` (token indices, -1 = an empty slot): row i of
 // x_out / a_out is row index[i] of x / a, zeros for -1.
 template <class T>
