@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Timeline per forward from liblaya_kernel_trace.so's record (bench/cuda/kernel_trace.cpp).
 
-usage: kernel_trace.py TRACE.tsv [--layer-detail N] [--tail N]
+usage: kernel_trace.py TRACE.tsv [--head N] [--layer-detail N] [--tail N]
 
 A forward replayed from a CUDA Graph is one cudaGraphLaunch: its kernels share the launch's
 correlation id. For the forwards of the most common kernel count (the measured replays of one
@@ -11,6 +11,7 @@ bucket) it prints, as medians over the forwards:
   - a table by kernel (short name, grid): calls a forward, time in them, the gaps before them
     (start minus the previous kernel's end; below zero where a programmatic edge let it start
     early), in microseconds a forward;
+  - with --head N, the forward's first N kernels (the staging copy, the embedding, layer 0), one by one;
   - with --layer-detail N, the N kernels from the forward's middle, one by one (one layer's chain);
   - with --tail N, the forward's last N kernels (the decision layers and heads), likewise.
 Each kernel of those lists also shows what it adds to the forward: its end minus the latest end
@@ -46,6 +47,11 @@ def short_name(mangled):
 
 def main():
     args = sys.argv[1:]
+    head = 0
+    if "--head" in args:
+        i = args.index("--head")
+        head = int(args[i + 1])
+        del args[i:i + 2]
     detail = 0
     if "--layer-detail" in args:
         i = args.index("--layer-detail")
@@ -111,6 +117,8 @@ def main():
         for i in range(first, first + n):
             print("  %-64s gap %6.2f  time %6.2f  adds %6.2f us" % (labels[i][:64], med(per_pos_gap[i]) / 1e3,
                                                                    med(per_pos_dur[i]) / 1e3, med(per_pos_adds[i]) / 1e3))
+    if head:
+        listing(0, min(head, count))
     if detail:
         listing(count // 2 - detail // 2, detail)
     if tail:
