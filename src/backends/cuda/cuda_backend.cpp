@@ -421,7 +421,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
   bool gemm_memset_kernels_ = kGemmMemsetKernels;  // captured graphs: cuBLASLt's memsets as own kernels
-  bool first_qkv_plain_ = false;   // experiment: the first QKV GEMM launched plain (item 215)
   bool gelu_table_ = kGeluTable;   // bf16: geglu_kernel's GELU from the table (else computed; the same bits)
   bool small_tail_ = kSmallTail;   // outside the PDL scopes too, bias GEMMs of <= 128 rows on the small GEMM
   int32_t narrow_carveout_ = kNarrowCarveout;  // the narrow-layout buckets' preferred carveout (-1: none)
@@ -590,7 +589,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     launch_fill_gelu_lut(ws_.gelu_lut, nullptr);  // after the memset (the legacy stream); synchronised below
     launch_fill_gelu_all(ws_.gelu_all, nullptr);
     gelu_table_ = precision_ == Precision::bf16 && env_int("LAYA_CUDA_GELU_TABLE", kGeluTable ? 1 : 0) != 0;
-    first_qkv_plain_ = env_int("LAYA_CUDA_FIRST_QKV_PLAIN", 0) != 0;
     gemm_ = std::make_unique<Gemm>(ws_.gemm_ws, kGemmWorkspace, tune_from_rows(), cluster_rule_);
     small_gemm_max_m_ = small_gemm_supported(1, dims_.d, dims_.d, SmallGemmForm::plain)
                             ? std::clamp<int32_t>(env_int("LAYA_CUDA_SMALL_GEMM_MAX_M", kSmallGemmMaxRows), 0, 128)
@@ -923,19 +921,16 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     // same path.
     const float* rope_cos = lw.global ? w_.rope_global_cos : w_.rope_local_cos;
     const float* rope_sin = lw.global ? w_.rope_global_sin : w_.rope_local_sin;
-    {  // experiment (item 215): the first layer's QKV GEMM on a plain edge from embed_ln
-      const PlainLaunchScope plain_first(i == 0 && first_qkv_plain_);
-      if (rope_in_qkv) {
-        SmallGemmArgs<Elem> qa{y_, as<Elem>(lw.wqkv), qkv_, T, 3 * d, d, SmallGemmForm::rope};
-        qa.rope_pos = pos;
-        qa.rope_cos = rope_cos;
-        qa.rope_sin = rope_sin;
-        qa.rope_len = w_.rope_len;
-        qa.rope_cols = 2 * d;
-        small_gemm(qa, s);
-      } else {
-        linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
-      }
+    if (rope_in_qkv) {
+      SmallGemmArgs<Elem> qa{y_, as<Elem>(lw.wqkv), qkv_, T, 3 * d, d, SmallGemmForm::rope};
+      qa.rope_pos = pos;
+      qa.rope_cos = rope_cos;
+      qa.rope_sin = rope_sin;
+      qa.rope_len = w_.rope_len;
+      qa.rope_cols = 2 * d;
+      small_gemm(qa, s);
+    } else {
+      linear(GemmArgs<Elem>{y_, as<Elem>(lw.wqkv), nullptr, qkv_, T, 3 * d, d, false}, s);
     }
     ap.rope_cos = rope_in_qkv ? nullptr : rope_cos;
     ap.rope_sin = rope_in_qkv ? nullptr : rope_sin;

@@ -73,21 +73,4 @@ class PdlScope {
   int outer_carveout_;
 };
 
-// The launches this thread makes while the scope lives get plain (non-programmatic) edges, inside
-// a PdlScope too (experiment switch LAYA_CUDA_FIRST_QKV_PLAIN, cuda_backend.cpp).
-class PlainLaunchScope {
- public:
-  explicit PlainLaunchScope(bool on) : on_(on), outer_(pdl_scope_on()) {
-    if (on_) pdl_scope_on() = pdl_last_launch_own() = false;
-  }
-  ~PlainLaunchScope() {
-    if (on_) pdl_scope_on() = outer_;
-  }
-  PlainLaunchScope(const PlainLaunchScope&) = delete;
-  PlainLaunchScope& operator=(const PlainLaunchScope&) = delete;
-
- private:
-  bool on_, outer_;
-};
-
 }  // namespace laya::cuda
