@@ -403,6 +403,8 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
+  int32_t attn_local_split_max_ = 4;              // experiment: at most this many in windowed layers
+  int32_t rotate_k_once_global_above_ = kRotateKOnceTokens;  // experiment: the pass for global layers
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
@@ -598,6 +600,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     small_gemm_wide_max_m_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M", small_gemm_wide_max_rows(dims_.d)));
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
+    attn_local_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_LOCAL_SPLIT_MAX", 4), 1, 4);
+    if (attn_local_split_max_ == 3) attn_local_split_max_ = 2;  // 1, 2 or 4 groups
+    rotate_k_once_global_above_ = env_int("LAYA_CUDA_ROPE_ONCE_GLOBAL_FROM", kRotateKOnceTokens);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
     attn_wgmma_from_ =
         attention_wgmma_supported() ? std::max(0, env_int("LAYA_CUDA_ATTN_WGMMA_FROM", kAttnWgmmaFromTokens)) : 0;
@@ -899,9 +904,11 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   const int64_t grid_blocks = int64_t{ap.tile_capacity} * dims_.heads;
   const int64_t working_blocks = int64_t{b.rows} * ((T / b.rows + 63) / 64) * dims_.heads;
   const bool one_block_bucket = ap.wgmma && T > small_gemm_max_m_;
-  ap.one_block_per_sm =
-      one_block_bucket && (attn_one_block_ == 2 || (attn_one_block_ == 1 && ap.key_split < 4 && grid_blocks > sms_ &&
-                                                    working_blocks <= sms_));
+  auto one_block_for = [&](int32_t key_split) {
+    return one_block_bucket && (attn_one_block_ == 2 || (attn_one_block_ == 1 && key_split < 4 && grid_blocks > sms_ &&
+                                                         working_blocks <= sms_));
+  };
+  ap.one_block_per_sm = one_block_for(ap.key_split);
   // The RoPE rows are sent to L2 while the kernel before attention finishes: only where that kernel
   // is an own GEMM that lets attention launch early (small buckets; cuBLASLt's kernels do not,
   // docs/benchmarks/cuda.md item 110, and unhidden the prefetches cost, item 106).
@@ -936,7 +943,8 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     ap.rope_sin = rope_in_qkv ? nullptr : rope_sin;
     ap.rope_len = w_.rope_len;
     ap.window = lw.global ? -1 : dims_.local_half;
-    ap.k_rotated = !rope_in_qkv && T > rotate_k_once_above_;
+    // Experiment (item 216): the global layers' K rotated by the pass from a lower bound.
+    ap.k_rotated = !rope_in_qkv && (T > rotate_k_once_above_ || (lw.global && T > rotate_k_once_global_above_));
     if (ap.k_rotated) {
       RopeParams<Elem> rp;
       rp.qkv = qkv_;
@@ -951,7 +959,8 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     }
     AttentionParams<Elem> lp = ap;
     lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && attention_five_blocks_form(ap);
-    lp.one_block_per_sm = ap.one_block_per_sm && !lp.five_blocks;
+    if (!lw.global) lp.key_split = std::min(ap.key_split, attn_local_split_max_);  // experiment (item 216)
+    lp.one_block_per_sm = one_block_for(lp.key_split) && !lp.five_blocks;
     launch_attention(lp, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
     // (or split-K partials) that the add+LN after them adds.
