@@ -89,6 +89,29 @@ TEST(CudaBucket, KeySplitFillsOneWaveOnlyWhereRowsHaveKeyTilesToShare) {
   EXPECT_EQ(split(192, 1), 2);    // 3
 }
 
+// K rotated once by the pass: every layer above 512 tokens; global layers also where the rows
+// average more than 256 tokens (item 216's defaults), never by the global rule when it is 0.
+TEST(CudaBucket, KRotatedOnceForLongRowsInGlobalLayers) {
+  const BucketLimits lim{8192, 64, 4096};
+  auto once = [&](int32_t tokens, int32_t rows, bool global, int32_t row_above = 256) {
+    return rotates_k_once(choose_bucket(tokens, rows, 4, lim), global, 512, row_above);
+  };
+  for (bool global : {false, true}) {
+    EXPECT_TRUE(once(1856, 4, global));  // 4x464: every layer
+    EXPECT_TRUE(once(1024, 2, global));  // 2x512
+    EXPECT_FALSE(once(512, 4, global));  // 4x128: rows of 128
+    EXPECT_FALSE(once(512, 2, global));  // 2x256: rows of 256, not more
+    EXPECT_FALSE(once(160, 1, global));
+    EXPECT_FALSE(once(256, 1, global));
+  }
+  EXPECT_TRUE(once(512, 1, true));
+  EXPECT_TRUE(once(464, 1, true));
+  EXPECT_TRUE(once(300, 1, true));   // a bucket of 320 tokens
+  EXPECT_FALSE(once(512, 1, false));  // windowed layers: in attention's loads
+  EXPECT_FALSE(once(512, 1, true, 0));  // the global rule off
+  EXPECT_FALSE(once(384, 1, true, 384));
+}
+
 // The fused GeGLU GEMM's 256 x 64 tiles in rounds of 132 SMs (H200): one full round and a short
 // second one send the bucket to cuBLASLt + the GeGLU pass.
 TEST(CudaBucket, FusedGegluGemmAvoidsAShortSecondRound) {

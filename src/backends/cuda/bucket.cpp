@@ -98,6 +98,11 @@ int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t
   return split;
 }
 
+bool rotates_k_once(const Bucket& b, bool global_layer, int32_t all_above, int32_t global_row_above) {
+  if (b.tokens > all_above) return true;
+  return global_layer && global_row_above > 0 && b.tokens / std::max(b.rows, 1) > global_row_above;
+}
+
 bool geglu_gemm_fills_its_rounds(int32_t tokens, int32_t inter, int32_t sms, int32_t min_fill_pct) {
   if (min_fill_pct <= 0 || sms <= 0) return true;
   const int64_t tiles = int64_t{(tokens + kGegluGemmTileRows - 1) / kGegluGemmTileRows} *

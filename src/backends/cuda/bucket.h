@@ -77,6 +77,15 @@ int32_t attention_tile_capacity(const Bucket& b);
 // at 1x256 / 2x256 / 1x384 two groups are faster, item 184). 1 for 128-query tiles.
 int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t max_row_len, int32_t max_split);
 
+// Whether an encoder layer's K is rotated once, in place, by the RoPE pass (launch_rope k_only)
+// before attention instead of in attention's loads (where the QKV GEMM does not rotate it itself):
+// every layer of buckets over all_above tokens, where a K tile is read by many query tiles; and
+// global layers also where the bucket's rows average more than global_row_above tokens (0: never)
+// — each of a long row's query tiles walks all its key tiles there, rotating every one again and
+// reading its RoPE rows, and a key group's later tiles load synchronously, while a windowed layer's
+// block sees 3 key tiles (docs/benchmarks/cuda.md item 216).
+bool rotates_k_once(const Bucket& b, bool global_layer, int32_t all_above, int32_t global_row_above);
+
 // Whether the fused GeGLU GEMM (geglu_gemm.cuh) suits an MLP input GEMM of `tokens` rows on `sms`
 // SMs: its persistent CTAs take the 256 x 64 tiles (tile.h) in rounds of `sms`, and a short second
 // round costs it about a whole round more, while cuBLASLt's GEMM and the GeGLU pass have no such

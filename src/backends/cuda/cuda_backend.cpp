@@ -39,6 +39,17 @@ constexpr size_t kGemmWorkspace = size_t{32} << 20;
 // LAYA_CUDA_ROPE_ONCE_FROM overrides it (experiment). 512: with the key split, 1x464 / 1x512 are
 // faster rotating K in the attention loads (docs/benchmarks/cuda.md, session 5).
 constexpr int32_t kRotateKOnceTokens = 512;
+// Global layers rotate K once by the pass below that too where the bucket's rows average more than
+// this many tokens (rotates_k_once, bucket.h); LAYA_CUDA_ROPE_ONCE_GLOBAL_ROW overrides it (0:
+// never). Measured on the H200 (docs/benchmarks/cuda.md item 216): from 129 tokens, 1x384 -0.011,
+// 1x464 -0.010, 1x512 -0.014 ms, but 4x128 +0.012, 1x160 / 1x256 / 2x256 +-0.001.
+constexpr int32_t kRotateKOnceGlobalRowTokens = 256;
+// Windowed (local) layers' attention runs at most this many key groups a block: their blocks see
+// 3 key tiles (a 128-token window around 64 queries), so a fourth group idles and only adds to the
+// merge. LAYA_CUDA_ATTN_LOCAL_SPLIT_MAX overrides it (1, 2 or 4). Measured on the H200 (item 216):
+// 1x464 -0.004, 1x512 -0.007 ms (the only buckets with four groups); the local layers' results
+// change by rounding (another merge), as between any two splits.
+constexpr int32_t kAttnLocalSplitMax = 2;
 // GEMMs over at least this many rows pick their cuBLASLt algorithm by timing (see gemm.h);
 // LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never). Measured on the H200 against 4,096
 // (docs/benchmarks/cuda.md item 131, six rounds): from 2,048 rows 5x512 (2,560 tokens) -0.032 ms,
@@ -403,8 +414,8 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t rotate_k_once_above_ = kRotateKOnceTokens;
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
-  int32_t attn_local_split_max_ = 4;              // experiment: at most this many in windowed layers
-  int32_t rotate_k_once_global_above_ = kRotateKOnceTokens;  // experiment: the pass for global layers
+  int32_t attn_local_split_max_ = kAttnLocalSplitMax;  // key groups in windowed layers at most
+  int32_t rotate_k_once_global_row_ = kRotateKOnceGlobalRowTokens;  // rotates_k_once's global rule
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
@@ -600,9 +611,9 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     small_gemm_wide_max_m_ = std::max(0, env_int("LAYA_CUDA_SMALL_GEMM_WIDE_MAX_M", small_gemm_wide_max_rows(dims_.d)));
     rotate_k_once_above_ = env_int("LAYA_CUDA_ROPE_ONCE_FROM", kRotateKOnceTokens);
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
-    attn_local_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_LOCAL_SPLIT_MAX", 4), 1, 4);
+    attn_local_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_LOCAL_SPLIT_MAX", kAttnLocalSplitMax), 1, 4);
     if (attn_local_split_max_ == 3) attn_local_split_max_ = 2;  // 1, 2 or 4 groups
-    rotate_k_once_global_above_ = env_int("LAYA_CUDA_ROPE_ONCE_GLOBAL_FROM", kRotateKOnceTokens);
+    rotate_k_once_global_row_ = std::max(0, env_int("LAYA_CUDA_ROPE_ONCE_GLOBAL_ROW", kRotateKOnceGlobalRowTokens));
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
     attn_wgmma_from_ =
         attention_wgmma_supported() ? std::max(0, env_int("LAYA_CUDA_ATTN_WGMMA_FROM", kAttnWgmmaFromTokens)) : 0;
@@ -943,8 +954,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     ap.rope_sin = rope_in_qkv ? nullptr : rope_sin;
     ap.rope_len = w_.rope_len;
     ap.window = lw.global ? -1 : dims_.local_half;
-    // Experiment (item 216): the global layers' K rotated by the pass from a lower bound.
-    ap.k_rotated = !rope_in_qkv && (T > rotate_k_once_above_ || (lw.global && T > rotate_k_once_global_above_));
+    ap.k_rotated = !rope_in_qkv && rotates_k_once(b, lw.global, rotate_k_once_above_, rotate_k_once_global_row_);
     if (ap.k_rotated) {
       RopeParams<Elem> rp;
       rp.qkv = qkv_;
@@ -959,7 +969,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     }
     AttentionParams<Elem> lp = ap;
     lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && attention_five_blocks_form(ap);
-    if (!lw.global) lp.key_split = std::min(ap.key_split, attn_local_split_max_);  // experiment (item 216)
+    if (!lw.global) lp.key_split = std::min(ap.key_split, attn_local_split_max_);  // kAttnLocalSplitMax
     lp.one_block_per_sm = one_block_for(lp.key_split) && !lp.five_blocks;
     launch_attention(lp, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
