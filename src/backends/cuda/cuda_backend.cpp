@@ -416,7 +416,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   int32_t attn_local_split_max_ = kAttnLocalSplitMax;  // key groups in windowed layers at most
   int32_t rotate_k_once_global_row_ = kRotateKOnceGlobalRowTokens;  // rotates_k_once's global rule
-  int32_t rotate_k_once_local_above_ = kRotateKOnceTokens;  // experiment: windowed layers' pass from
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
@@ -615,7 +614,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     attn_local_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_LOCAL_SPLIT_MAX", kAttnLocalSplitMax), 1, 4);
     if (attn_local_split_max_ == 3) attn_local_split_max_ = 2;  // 1, 2 or 4 groups
     rotate_k_once_global_row_ = std::max(0, env_int("LAYA_CUDA_ROPE_ONCE_GLOBAL_ROW", kRotateKOnceGlobalRowTokens));
-    rotate_k_once_local_above_ = env_int("LAYA_CUDA_ROPE_ONCE_LOCAL_FROM", kRotateKOnceTokens);
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
     attn_wgmma_from_ =
         attention_wgmma_supported() ? std::max(0, env_int("LAYA_CUDA_ATTN_WGMMA_FROM", kAttnWgmmaFromTokens)) : 0;
@@ -956,8 +954,7 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     ap.rope_sin = rope_in_qkv ? nullptr : rope_sin;
     ap.rope_len = w_.rope_len;
     ap.window = lw.global ? -1 : dims_.local_half;
-    ap.k_rotated = !rope_in_qkv && rotates_k_once(b, lw.global, rotate_k_once_above_, rotate_k_once_global_row_) &&
-                   (lw.global || T > rotate_k_once_local_above_);  // experiment (item 217)
+    ap.k_rotated = !rope_in_qkv && rotates_k_once(b, lw.global, rotate_k_once_above_, rotate_k_once_global_row_);
     if (ap.k_rotated) {
       RopeParams<Elem> rp;
       rp.qkv = qkv_;
