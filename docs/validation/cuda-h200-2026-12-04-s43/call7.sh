@@ -18,6 +18,11 @@ LAYA_BENCH_SHAPES=1x48,1x384,1x512,4x464,16x512 LAYA_BENCH_ROUNDS=4 LAYA_BENCH_I
   timeout 300 bash .gpu/run_env_variants.sh > /dev/null 2>&1
 log "variants rc=$?"
 grep -v "^==" $OUT/ab/summary.txt >> $OUT/summary.txt
-gzip -9nc $OUT/ab/bench.jsonl > $OUT/bench.jsonl.gz
-rm -rf $OUT/suite $OUT/ab
+LAYA_VARIANTS="new:LAYA_X=0 g2:LAYA_CUDA_ATTN_SPLIT_MAX=2" \
+LAYA_BENCH_SHAPES=1x464,1x512 LAYA_BENCH_ROUNDS=4 LAYA_BENCH_ITERS=40 OUT=$OUT/g2 \
+  timeout 200 bash .gpu/run_env_variants.sh > /dev/null 2>&1
+log "g2 variants rc=$?"
+grep -v "^==" $OUT/g2/summary.txt >> $OUT/summary.txt
+cat $OUT/ab/bench.jsonl $OUT/g2/bench.jsonl | gzip -9n > $OUT/bench.jsonl.gz
+rm -rf $OUT/suite $OUT/ab $OUT/g2
 log "call 7 end"
