@@ -416,7 +416,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   int32_t attn_local_split_max_ = kAttnLocalSplitMax;  // key groups in windowed layers at most
   int32_t rotate_k_once_global_row_ = kRotateKOnceGlobalRowTokens;  // rotates_k_once's global rule
-  bool global_split4_ = false;  // experiment (item 219)
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
   int32_t attn_five_from_ = 0;     // buckets of at least this many tokens: five attention blocks per SM (0: never)
@@ -615,7 +614,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     attn_local_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_LOCAL_SPLIT_MAX", kAttnLocalSplitMax), 1, 4);
     if (attn_local_split_max_ == 3) attn_local_split_max_ = 2;  // 1, 2 or 4 groups
     rotate_k_once_global_row_ = std::max(0, env_int("LAYA_CUDA_ROPE_ONCE_GLOBAL_ROW", kRotateKOnceGlobalRowTokens));
-    global_split4_ = env_int("LAYA_CUDA_ATTN_GLOBAL_SPLIT4", 0) != 0;
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
     attn_wgmma_from_ =
         attention_wgmma_supported() ? std::max(0, env_int("LAYA_CUDA_ATTN_WGMMA_FROM", kAttnWgmmaFromTokens)) : 0;
@@ -972,9 +970,6 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
     AttentionParams<Elem> lp = ap;
     lp.five_blocks = attn_five_from_ > 0 && T >= attn_five_from_ && attention_five_blocks_form(ap);
     if (!lw.global) lp.key_split = std::min(ap.key_split, attn_local_split_max_);  // kAttnLocalSplitMax
-    // Experiment (item 219): global layers whose K arrives rotated (cp.async) at four key groups
-    // where two are the rule and the grid still fits one wave of 16 warps an SM.
-    if (lw.global && ap.k_rotated && global_split4_ && ap.key_split == 2 && grid_blocks <= sms_) lp.key_split = 4;
     lp.one_block_per_sm = one_block_for(lp.key_split) && !lp.five_blocks;
     launch_attention(lp, s);
     // The output GEMMs either add into x themselves (large buckets) or write T-rounded outputs
