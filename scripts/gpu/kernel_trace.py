@@ -47,21 +47,16 @@ def short_name(mangled):
 
 def main():
     args = sys.argv[1:]
-    head = 0
-    if "--head" in args:
-        i = args.index("--head")
-        head = int(args[i + 1])
+
+    def count_option(flag):  # "--flag N" taken out of args; 0 when absent
+        if flag not in args:
+            return 0
+        i = args.index(flag)
+        n = int(args[i + 1])
         del args[i:i + 2]
-    detail = 0
-    if "--layer-detail" in args:
-        i = args.index("--layer-detail")
-        detail = int(args[i + 1])
-        del args[i:i + 2]
-    tail = 0
-    if "--tail" in args:
-        i = args.index("--tail")
-        tail = int(args[i + 1])
-        del args[i:i + 2]
+        return n
+
+    head, detail, tail = count_option("--head"), count_option("--layer-detail"), count_option("--tail")
     groups = defaultdict(list)
     for line in open(args[0]):
         f = line.rstrip("\n").split("\t")
