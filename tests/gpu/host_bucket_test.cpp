@@ -57,7 +57,7 @@ TEST(CudaBucket, TileCapacityCoversEveryRowSplit) {
   // Worst case: every row slot holds a length that wastes a partial tile.
   for (int32_t rows = 1; rows <= 8; ++rows) {
     const Bucket b{rows * 65 + 16, rows, 8};
-    const int32_t q = attention_query_tile(b);  // 64, or 128 with LAYA_CUDA_ATTN_TILE128=1
+    const int32_t q = attention_query_tile(b);  // 32 up to 128 tokens, else 64
     int32_t need = 0;
     for (int32_t r = 0; r < rows; ++r) need += (65 + q - 1) / q;  // 65 tokens -> 2 tiles of 64
     need += 1;                                                     // tail of 16 tokens

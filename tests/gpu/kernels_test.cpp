@@ -120,8 +120,8 @@ std::pair<std::vector<float>, std::vector<float>> rope_tables32(double theta, in
   return {rope_half_table(table.cos, len), rope_half_table(table.sin, len)};
 }
 
-// Row offsets and the query tile table (64 or 128 queries per tile: row, first query, row start, row
-// end) for the given lengths (0 = empty row).
+// Row offsets and the query tile table (16, 32 or 64 queries per tile: row, first query, row start,
+// row end) for the given lengths (0 = empty row).
 void tiles_for(const std::vector<int32_t>& lens, std::vector<int32_t>& offs, std::vector<int32_t>& tiles,
                int32_t tile = kAttnTile) {
   offs = {0};
@@ -198,16 +198,13 @@ void run_attention_case_one(const std::vector<int32_t>& lens, int32_t heads, int
 
 template <class E>
 void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t window, uint32_t seed) {
-  for (int32_t tile : {kAttnTile, kAttnTileLarge}) {
-    run_attention_case_one<E>(lens, heads, window, seed, false, tile);
-    run_attention_case_one<E>(lens, heads, window, seed, true, tile);
-  }
+  run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTile);
+  run_attention_case_one<E>(lens, heads, window, seed, true, kAttnTile);
   for (int32_t split : {2, 4}) run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTile, split);
   // Tiles of 16 and 32 queries (small buckets): the 64-query kernel on the tile's first rows.
   for (int32_t tile : {16, 32}) run_attention_case_one<E>(lens, heads, window, seed, false, tile, tile == 16 ? 2 : 1);
   if (attention_wgmma_supported()) {  // sm_90a (AttentionWgmmaFormRunsOnHopper checks that it is there)
     for (int32_t split : {1, 2, 4}) run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTile, split, true);
-    run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTileLarge, 1, true);
     for (int32_t tile : {16, 32})
       for (int32_t split : {1, 2}) run_attention_case_one<E>(lens, heads, window, seed, false, tile, split, true);
   }
@@ -285,11 +282,9 @@ TYPED_TEST(CudaKernelsTyped, AttentionWithFusedRopeEqualsSeparateRope) {
   const int32_t heads = 4, d = heads * 64, table_len = 300;
   const std::vector<int32_t> lens{1, 65, 0, 300, 130};
   std::vector<std::tuple<int32_t, int32_t, bool>> forms = {
-      {kAttnTile, 1, false}, {kAttnTileLarge, 1, false}, {kAttnTile, 2, false}, {kAttnTile, 4, false}};
+      {kAttnTile, 1, false}, {kAttnTile, 2, false}, {kAttnTile, 4, false}};
   if (attention_wgmma_supported())
-    for (auto [tile, split] : {std::pair{kAttnTile, 1}, std::pair{kAttnTile, 2}, std::pair{kAttnTile, 4},
-                               std::pair{kAttnTileLarge, 1}})
-      forms.emplace_back(tile, split, true);
+    for (int32_t split : {1, 2, 4}) forms.emplace_back(kAttnTile, split, true);
   for (auto [tile, split, wgmma] : forms) {
   SCOPED_TRACE(::testing::Message() << "query tile " << tile << " key split " << split << (wgmma ? " wgmma" : ""));
   std::vector<int32_t> offs, tiles, pos;

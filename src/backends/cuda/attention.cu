@@ -216,9 +216,11 @@ __device__ __forceinline__ void put_pair(T* dst_lo, T* dst_hi, PairData d) {
 // first validated with).
 constexpr float kLog2e = 1.4426950408889634f;
 
-// kWarps: 4 (64-query tiles, the default) or 8 (128-query tiles, LAYA_CUDA_ATTN_TILE128); <= 128
-// registers per thread either way.
-// kSplit (key split, AttentionParams::key_split; exp2 form, 64-query tiles): kSplit groups of
+// kWarps: a group of 4 warps (one warpgroup) takes a tile of 64 queries (16 a warp); <= 128
+// registers per thread. (Tiles of 128 queries on 8 warps were slower in both forms and were
+// removed in session 44: docs/benchmarks/cuda.md items 46 and 221.)
+constexpr int kWarps = 4;
+// kSplit (key split, AttentionParams::key_split; exp2 form): kSplit groups of
 // kWarps warps share the query tile, each group runs its own share of the 64-key tiles (own
 // double buffers, own named barrier), and group 0 merges the partial softmax states in group
 // order at the end. For grids too small to fill the GPU, where each block would otherwise walk
@@ -234,7 +236,7 @@ template <bool kWg>
 constexpr int row_elems() {  // a shared-memory row of a q, K or V tile
   return kWg ? 64 : kStride;
 }
-template <int kWarps, int kSplit, bool kWg>
+template <int kSplit, bool kWg>
 constexpr size_t attention_smem_bytes() {  // 16-bit elements, + alignment slack for the swizzle
   return static_cast<size_t>((4 * 64 * kSplit + 16 * kWarps) * row_elems<kWg>()) * 2 + (kWg ? 1024 : 0);
 }
@@ -244,12 +246,12 @@ __device__ __forceinline__ int tile_at(int j, int c) {
   return kWg ? j * 64 + ((c ^ (j & 7)) << 3) : j * kStride + (c << 3);
 }
 
-// kBlocks: blocks per SM the registers are budgeted for (0: the default, 4 / 2 per key split or
-// 128-query tile); 5 is the five-blocks form (AttentionParams::five_blocks).
-template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit, bool kWg, int kBlocks = 0>
-__global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : (kWarps == 4 ? 4 : 2) / kSplit)
+// kBlocks: blocks per SM the registers are budgeted for (0: the default, 4 / key split); 5 is the
+// five-blocks form (AttentionParams::five_blocks).
+template <class T, bool kRopeK, bool kExp2, int kSplit, bool kWg, int kBlocks = 0>
+__global__ void __launch_bounds__(32 * kWarps * kSplit, kBlocks > 0 ? kBlocks : 4 / kSplit)
     attention_mma_kernel(AttentionParams<T> p) {
-  static_assert(kSplit == 1 || (kExp2 && kWarps == 4), "key split: exp2 form, 64-query tiles");
+  static_assert(kSplit == 1 || kExp2, "key split: exp2 form");
   static_assert(!kWg || kExp2, "wgmma: exp2 form");
   using Pair = typename dev::Half16<T>::Pair;
   constexpr int kBQ = 16 * kWarps, kThreads = 32 * kWarps, kBlockThreads = kThreads * kSplit;
@@ -712,10 +714,10 @@ size_t one_block_smem_bytes() {
   return bytes;
 }
 
-template <class T, int kWarps, bool kRopeK, bool kExp2, int kSplit = 1, bool kWg = false, int kBlocks = 0>
+template <class T, bool kRopeK, bool kExp2, int kSplit = 1, bool kWg = false, int kBlocks = 0>
 void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t stream) {
-  constexpr size_t smem = attention_smem_bytes<kWarps, kSplit, kWg>();
-  auto* kernel = attention_mma_kernel<T, kWarps, kRopeK, kExp2, kSplit, kWg, kBlocks>;
+  constexpr size_t smem = attention_smem_bytes<kSplit, kWg>();
+  auto* kernel = attention_mma_kernel<T, kRopeK, kExp2, kSplit, kWg, kBlocks>;
   // Opt in once per kernel (not a stream operation: allowed while a graph is being captured), to
   // the one-block padding too where that is larger.
   static const size_t opt_in = std::max(smem, one_block_smem_bytes());
@@ -735,35 +737,23 @@ void launch_mma_variant(const AttentionParams<T>& p, dim3 grid, cudaStream_t str
 template <class T, int kSplit>
 void launch_exp2_split(const AttentionParams<T>& p, dim3 grid, bool rope_k, cudaStream_t stream) {
   if constexpr (kSplit == 1) {
-    if (p.five_blocks) return launch_mma_variant<T, 4, false, true, 1, true, 5>(p, grid, stream);
+    if (p.five_blocks) return launch_mma_variant<T, false, true, 1, true, 5>(p, grid, stream);
   }
   if (p.wgmma)
-    rope_k ? launch_mma_variant<T, 4, true, true, kSplit, true>(p, grid, stream)
-           : launch_mma_variant<T, 4, false, true, kSplit, true>(p, grid, stream);
+    rope_k ? launch_mma_variant<T, true, true, kSplit, true>(p, grid, stream)
+           : launch_mma_variant<T, false, true, kSplit, true>(p, grid, stream);
   else
-    rope_k ? launch_mma_variant<T, 4, true, true, kSplit>(p, grid, stream)
-           : launch_mma_variant<T, 4, false, true, kSplit>(p, grid, stream);
+    rope_k ? launch_mma_variant<T, true, true, kSplit>(p, grid, stream)
+           : launch_mma_variant<T, false, true, kSplit>(p, grid, stream);
 }
 
-template <class T, int kWarps>
+template <class T>
 void launch_mma(const AttentionParams<T>& p, dim3 grid, bool exp2, cudaStream_t stream) {
   const bool rope_k = p.rope_cos != nullptr && !p.k_rotated;
-  if constexpr (kWarps == 4) {
-    if (exp2 && p.key_split == 4) return launch_exp2_split<T, 4>(p, grid, rope_k, stream);
-    if (exp2 && p.key_split == 2) return launch_exp2_split<T, 2>(p, grid, rope_k, stream);
-    if (exp2) return launch_exp2_split<T, 1>(p, grid, rope_k, stream);
-  }
-  if constexpr (kWarps == 8) {
-    if (exp2 && p.wgmma)
-      return rope_k ? launch_mma_variant<T, 8, true, true, 1, true>(p, grid, stream)
-                    : launch_mma_variant<T, 8, false, true, 1, true>(p, grid, stream);
-  }
-  if (rope_k)
-    exp2 ? launch_mma_variant<T, kWarps, true, true>(p, grid, stream)
-         : launch_mma_variant<T, kWarps, true, false>(p, grid, stream);
-  else
-    exp2 ? launch_mma_variant<T, kWarps, false, true>(p, grid, stream)
-         : launch_mma_variant<T, kWarps, false, false>(p, grid, stream);
+  if (exp2 && p.key_split == 4) return launch_exp2_split<T, 4>(p, grid, rope_k, stream);
+  if (exp2 && p.key_split == 2) return launch_exp2_split<T, 2>(p, grid, rope_k, stream);
+  if (exp2) return launch_exp2_split<T, 1>(p, grid, rope_k, stream);
+  rope_k ? launch_mma_variant<T, true, false>(p, grid, stream) : launch_mma_variant<T, false, false>(p, grid, stream);
 }
 
 
@@ -778,7 +768,7 @@ bool exp2_form() {  // read once: every forward of the process takes the same ke
 }  // namespace
 
 bool attention_wgmma_supported() {
-  static const bool runs = sm90a_kernel_runs(attention_mma_kernel<__nv_bfloat16, 4, false, true, 1, true>);
+  static const bool runs = sm90a_kernel_runs(attention_mma_kernel<__nv_bfloat16, false, true, 1, true>);
   return exp2_form() && runs;
 }
 
@@ -789,11 +779,10 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
                ErrorKind::internal, "attention: bad parameters");
   LAYA_REQUIRE(p.rope_cos == nullptr || (p.rope_sin != nullptr && p.rope_len > 0 && !p.simt), ErrorKind::internal,
                "attention: fused RoPE needs both tables, a length, and the tensor-core kernel");
-  LAYA_REQUIRE(p.query_tile == 64 || p.query_tile == 128 || (!p.simt && (p.query_tile == 16 || p.query_tile == 32)),
-               ErrorKind::internal, "attention: query tile {} (64 or 128; 16 or 32 with the tensor-core kernel)",
-               p.query_tile);
-  LAYA_REQUIRE(p.key_split == 1 || ((p.key_split == 2 || p.key_split == 4) && p.query_tile <= 64 && !p.simt),
-               ErrorKind::internal, "attention: key split {} (1, or 2 / 4 with tensor-core tiles of <= 64 queries)",
+  LAYA_REQUIRE(p.query_tile == 64 || (!p.simt && (p.query_tile == 16 || p.query_tile == 32)), ErrorKind::internal,
+               "attention: query tile {} (64; 16 or 32 with the tensor-core kernel)", p.query_tile);
+  LAYA_REQUIRE(p.key_split == 1 || ((p.key_split == 2 || p.key_split == 4) && !p.simt), ErrorKind::internal,
+               "attention: key split {} (1, or 2 / 4 with the tensor-core kernel)",
                p.key_split);
   LAYA_REQUIRE(!p.k_rotated || p.rope_cos != nullptr, ErrorKind::internal,
                "attention: k_rotated only applies with RoPE tables (q is still rotated in the kernel)");
@@ -808,16 +797,10 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
                "attention: one block per SM is for the tensor-core kernel without the five-blocks form");
   if (p.tile_capacity == 0) return;
   const dim3 grid(static_cast<unsigned>(p.tile_capacity), static_cast<unsigned>(p.heads));
-  if (p.simt) {
-    if (p.query_tile == 64)
-      launch_kernel(attention_kernel<T, 64>, grid, 64, stream, true, p);
-    else
-      launch_kernel(attention_kernel<T, 128>, grid, 128, stream, true, p);
-  } else if (p.query_tile <= 64) {
-    launch_mma<T, 4>(p, grid, exp2_form(), stream);
-  } else {
-    launch_mma<T, 8>(p, grid, exp2_form(), stream);
-  }
+  if (p.simt)
+    launch_kernel(attention_kernel<T, 64>, grid, 64, stream, true, p);
+  else
+    launch_mma<T>(p, grid, exp2_form(), stream);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,7 +1,7 @@
 // Bidirectional multi-head attention over packed varlen rows (head_dim 64), global or windowed
 // (keys with |i - j| <= window), reading q|k|v from one [tokens, 3*heads*64] buffer of 16-bit T
 // (the precision mode's type, __nv_bfloat16 or __half) and writing [tokens, heads*64] T. fp32 scores, softmax and accumulation; a query with no valid key
-// writes zeros, and so does every query of the zero_row slot. Two kernels: tensor-core (default; mma.sync, or wgmma on sm_90a with AttentionParams::wgmma) and plain fp32 SIMT. Work is a table of query tiles (16 to 128 queries: row slot, first query, row start, row end) built on the host, so a
+// writes zeros, and so does every query of the zero_row slot. Two kernels: tensor-core (default; mma.sync, or wgmma on sm_90a with AttentionParams::wgmma) and plain fp32 SIMT. Work is a table of query tiles (16 to 64 queries: row slot, first query, row start, row end) built on the host, so a
 // CUDA Graph captured for a bucket serves any row lengths that fit it.
 #pragma once
 
@@ -38,11 +38,10 @@ struct AttentionParams {
   // wait. Only where the launch is PDL-chained (the small buckets): without PDL nothing overlaps the
   // prefetches, and at 512 tokens they cost 0.016 ms a forward (docs/benchmarks/cuda.md item 106).
   bool prefetch_rope = false;
-  // Queries per tile of the tile table (attention_query_tile, bucket.h): 64 (default) or 128; 16 or
-  // 32 with the tensor-core kernel (small buckets), which runs the 64-query kernel on the tile's
-  // first rows.
+  // Queries per tile of the tile table (attention_query_tile, bucket.h): 64 (default); 16 or 32 with
+  // the tensor-core kernel (small buckets), which runs the 64-query kernel on the tile's first rows.
   int32_t query_tile = 64;
-  // Key groups per block (tensor-core kernel, tiles of <= 64 queries, exp2 softmax; else 1): 2 or 4 groups
+  // Key groups per block (tensor-core kernel, exp2 softmax; else 1): 2 or 4 groups
   // of 4 warps each take a share of the key tiles and are merged at the end — for grids that do not
   // fill the GPU (attention_key_split, bucket.h). Results differ from 1 by rounding only.
   int32_t key_split = 1;

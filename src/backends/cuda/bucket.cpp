@@ -65,17 +65,12 @@ std::vector<int32_t> bucket_token_counts(const BucketLimits& limits) {
 }
 
 int32_t attention_query_tile(const Bucket& b) {
-  static const bool large = [] {
-    const char* v = std::getenv("LAYA_CUDA_ATTN_TILE128");
-    return v != nullptr && v[0] == '1';
-  }();
   static const int32_t small = [] {
     const char* v = std::getenv("LAYA_CUDA_ATTN_SMALL_TILE");
     const int32_t q = v != nullptr ? std::atoi(v) : kAttnTileSmall;
     return q == 16 || q == 32 ? q : kAttnTile;
   }();
-  if (b.tokens <= kAttnTileSmallMaxTokens) return small;
-  return large && b.tokens > kAttnTileLargeFrom ? kAttnTileLarge : kAttnTile;
+  return b.tokens <= kAttnTileSmallMaxTokens ? small : kAttnTile;
 }
 
 int32_t attention_tile_capacity(const Bucket& b) {
@@ -86,7 +81,6 @@ int32_t attention_tile_capacity(const Bucket& b) {
 
 int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t max_row_len, int32_t max_split) {
   const int32_t q = attention_query_tile(b);
-  if (q > kAttnTile) return 1;
   const int64_t blocks = static_cast<int64_t>((b.tokens + q - 1) / q) * heads;
   const int32_t key_tiles = (std::min(b.tokens / std::max(b.rows, 1), max_row_len) + 63) / 64;
   int32_t split = 1;

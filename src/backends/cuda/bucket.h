@@ -61,8 +61,7 @@ Bucket choose_bucket(int32_t t, int32_t r, int32_t k, const BucketLimits& limits
 std::vector<int32_t> bucket_token_counts(const BucketLimits& limits);
 
 // Queries per attention tile for the bucket: kAttnTile (64); kAttnTileSmall (LAYA_CUDA_ATTN_SMALL_TILE:
-// 16, 32 or 64) for buckets of at most kAttnTileSmallMaxTokens tokens; kAttnTileLarge (128) for
-// buckets over kAttnTileLargeFrom tokens when LAYA_CUDA_ATTN_TILE128=1 (both read once per process).
+// 16, 32 or 64, read once per process) for buckets of at most kAttnTileSmallMaxTokens tokens.
 int32_t attention_query_tile(const Bucket& b);
 
 // Query tiles of the attention kernel (attention_query_tile(b) queries each): the upper bound on
@@ -74,7 +73,7 @@ int32_t attention_tile_capacity(const Bucket& b);
 // tokens / 64 x heads) within one wave of 16 warps per SM, and no more groups than the bucket's
 // average row (tokens / rows, at most max_row_len) has 64-key tiles: buckets of short rows (4x64)
 // would only add idle groups (measured); four groups only from 8 key tiles (rows of 449+ tokens:
-// at 1x256 / 2x256 / 1x384 two groups are faster, item 184). 1 for 128-query tiles.
+// at 1x256 / 2x256 / 1x384 two groups are faster, item 184).
 int32_t attention_key_split(const Bucket& b, int32_t heads, int32_t sms, int32_t max_row_len, int32_t max_split);
 
 // Whether an encoder layer's K is rotated once, in place, by the RoPE pass (launch_rope k_only)

@@ -6,10 +6,6 @@
 
 namespace laya::cuda {
 constexpr int32_t kAttnTile = 64;
-// Experiment (LAYA_CUDA_ATTN_TILE128=1, off by default): 128-query tiles (8 warps) for buckets
-// over kAttnTileLargeFrom tokens, halving the K/V tile reloads per query.
-constexpr int32_t kAttnTileLarge = 128;
-constexpr int32_t kAttnTileLargeFrom = 256;
 // Buckets of at most kAttnTileSmallMaxTokens tokens split their rows into query tiles of
 // kAttnTileSmall queries (LAYA_CUDA_ATTN_SMALL_TILE: 16, 32 or 64): the 64-query kernel then runs
 // on its first kAttnTileSmall query rows, and a row's queries spread over twice the blocks.
