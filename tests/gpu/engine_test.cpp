@@ -441,6 +441,44 @@ TEST(CudaEngine, FusedGegluPathMatchesCpuAndUnfusedPaths) {
   EXPECT_TRUE(st.all_ok);
 }
 
+// The act head's first linear as a GEMM with its GELU read by the second linear (by default from 32
+// row slots, kActGemmFromRows; here from 1 and never): close to the CPU engine and to small_linear's
+// path (another summation order), graph and eager bitwise identical, replays too; the default engine
+// takes the GEMM exactly where its bucket has 32 row slots or more.
+TEST(CudaEngine, ActHeadGemmPathMatchesCpuAndSmallLinear) {
+  LAYA_REQUIRE_GPU();
+  const char* var = "LAYA_CUDA_ACT_GEMM_FROM";
+  auto gemm = engine_with_env(var, "1"), gemm_eager = engine_with_env(var, "1", "eager");
+  auto small = engine_with_env(var, "0");
+  auto deflt = make_cuda_engine(tiny(), cuda_options("graph"));
+  engine::BackendOptions co;
+  co.backend = "cpu";
+  auto cpu = cpu::make_cpu_backend(tiny(), co);
+  ParityStats st;
+  uint32_t seed = 520;
+  int on_gemm = 0, on_small = 0;
+  for (auto [rows, lo, hi] : std::vector<std::tuple<int32_t, int32_t, int32_t>>{
+           {1, 1, 1}, {3, 20, 40}, {30, 4, 12}, {31, 4, 12}, {64, 1, 8}}) {
+    const auto b = batch_of(seed++, rows, lo, hi);
+    const auto what = fmt::format("{} rows, {} tokens", b.rows(), b.tokens());
+    compare_request(*gemm, *cpu, b, st, "act head GEMM " + what);
+    compare_request(*deflt, *cpu, b, st, "default " + what);
+    const auto g = gemm->forward(b), n = small->forward(b);
+    const auto d = test::compare(g.act_logits, n.act_logits);
+    EXPECT_TRUE(d.ok(kPolicyNrms, kPolicyMax)) << what << ": act head GEMM vs small_linear, act logits nRMS " << d.nrms;
+    EXPECT_EQ(g.logits, n.logits) << what << ": the act head does not touch the scorer's logits";
+    expect_same(g, gemm_eager->forward(b), "act head GEMM graph vs eager, " + what);
+    expect_same(g, gemm->forward(b), "act head GEMM replay, " + what);
+    const bool takes_gemm = deflt->bucket_for(b).row_slots() >= 32;
+    ++(takes_gemm ? on_gemm : on_small);
+    expect_same(deflt->forward(b), takes_gemm ? g : n, "default engine's act head, " + what);
+  }
+  EXPECT_GT(on_gemm, 0) << "no batch the default engine runs with the GEMM";
+  EXPECT_GT(on_small, 0) << "no batch the default engine runs with small_linear";
+  std::printf("act head GEMM parity (tiny):\n%s", report(st).c_str());
+  EXPECT_TRUE(st.all_ok);
+}
+
 // For a switch that must leave every answer as it is: `on` (graph) against `off` and against `on`
 // eager, bitwise, on random batches of `shapes` (rows, shortest, longest row); `in_range` tells that
 // a batch's token count is one the switch acts on.

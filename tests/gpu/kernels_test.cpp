@@ -1180,61 +1180,6 @@ TYPED_TEST(CudaKernelsTyped, AddLayerNormSumsPartialsAndTheirBias) {
   EXPECT_THROW(launch_add_ln(bad, nullptr), Error) << "a bias without parts";
 }
 
-// A slot of several rows (SmallLinearParams::rows_per_slot) reads a column's weights once for all
-// of them and must give the bits of one row a slot: every form (8-byte groups, including a thread
-// of three and of five groups, and the element-wise fallback), with GELU on the output or on the
-// inputs, ld_in wider than k, a last run of fewer rows than the slot's.
-TYPED_TEST(CudaKernelsTyped, SmallLinearRowsPerSlotGiveTheSameBits) {
-  LAYA_REQUIRE_GPU();
-  std::mt19937 rng(41);
-  for (const int32_t k : {1028, 2052, 1027, 256}) {
-    for (const int32_t n : {1, 2, 256}) {
-      const int32_t rows = 19, ld = k + 4;
-      const auto a = round16<TypeParam>(randn(rng, static_cast<size_t>(rows) * ld));
-      const auto w = round16<TypeParam>(randn(rng, static_cast<size_t>(n) * k, 0.05f));
-      const auto b = round16<TypeParam>(randn(rng, static_cast<size_t>(n), 0.1f));
-      Dev<TypeParam> da(to16<TypeParam>(a)), dw(to16<TypeParam>(w)), db(to16<TypeParam>(b)),
-          dout(static_cast<size_t>(rows) * n);
-      Dev<float> df(static_cast<size_t>(rows) * n);
-      for (const bool gelu_in : {false, true}) {
-        SCOPED_TRACE(::testing::Message() << "k " << k << " n " << n << (gelu_in ? " gelu_in" : " gelu"));
-        SmallLinearParams<TypeParam> p;
-        p.in = da.get();
-        p.w = dw.get();
-        p.bias = db.get();
-        p.out = dout.get();
-        p.out_f32 = df.get();
-        p.rows = rows;
-        p.n = n;
-        p.k = k;
-        p.ld_in = ld;
-        p.gelu = !gelu_in;
-        p.gelu_in = gelu_in;
-        launch_small_linear(p, nullptr);
-        const auto one16 = from16(dout.down()), one = df.down();
-        for (const int32_t per_slot : {2, 3, kSmallLinearMaxRowsPerSlot}) {
-          SCOPED_TRACE(per_slot);
-          p.rows_per_slot = per_slot;
-          dout.poison();
-          df.poison();
-          launch_small_linear(p, nullptr);
-          ASSERT_EQ(df.down(), one);
-          ASSERT_EQ(from16(dout.down()), one16);
-        }
-      }
-    }
-  }
-  SmallLinearParams<TypeParam> bad;
-  Dev<TypeParam> x(64);
-  bad.in = bad.w = bad.bias = bad.out = x.get();
-  bad.rows = bad.n = 1;
-  bad.k = bad.ld_in = 4;
-  bad.rows_per_slot = kSmallLinearMaxRowsPerSlot + 1;
-  EXPECT_THROW(launch_small_linear(bad, nullptr), Error);
-  bad.rows_per_slot = 0;
-  EXPECT_THROW(launch_small_linear(bad, nullptr), Error);
-}
-
 TYPED_TEST(CudaKernelsTyped, SmallLinearAndFeaturesMatchReference) {
   LAYA_REQUIRE_GPU();
   std::mt19937 rng(23);

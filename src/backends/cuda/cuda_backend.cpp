@@ -50,14 +50,13 @@ constexpr int32_t kRotateKOnceGlobalRowTokens = 256;
 // 1x464 -0.004, 1x512 -0.007 ms (the only buckets with four groups); the local layers' results
 // change by rounding (another merge), as between any two splits.
 constexpr int32_t kAttnLocalSplitMax = 2;
-// Buckets of at least this many row slots run the act head's first linear (n = 256 outputs a row,
-// k = d + 4) in slots of 8 rows x 4 columns (SmallLinearParams::rows_per_slot; the same bits):
-// each weight is read once per 8 rows and each input once per 4 columns, where a slot per output
-// read both once per output. LAYA_CUDA_ACT_ROWS_PER_SLOT=R overrides it (1-8: every bucket).
-// Measured on the H200 (docs/benchmarks/cuda.md item 222): with 8 rows a slot 64x48 (65 slots)
-// 33.1 -> 19.0 us of the chain with one column a slot, 16x512 11.3 -> 9.7; at 1x48 (2 slots)
-// 2.4 -> 3.7 us, hence the bound.
-constexpr int32_t kActSlotRowsFrom = 16;
+// Buckets of at least this many row slots run the act head's first linear (act_hidden outputs a
+// row, k = d + 4) as a GEMM (cuBLASLt's bias epilogue), its GELU applied by the second linear as it
+// reads it; below, small_linear's kernel of one output a slot, which reads the weights once a row
+// and the inputs once an output. LAYA_CUDA_ACT_GEMM_FROM overrides it (0: never). Measured on the
+// H200 (docs/benchmarks/cuda.md item 222), the two linears together: 64x48 (65 slots) 35.1 -> 9.5
+// us of the chain, 16x512 (17) 13.4 -> 10.3, but 16x48 (17) 8.2 -> 8.9 and 1x48 (2) 4.1 -> 12.9.
+constexpr int32_t kActGemmFromRows = 32;
 // GEMMs over at least this many rows pick their cuBLASLt algorithm by timing (see gemm.h);
 // LAYA_CUDA_GEMM_TUNE_FROM_M overrides it (0: never). Measured on the H200 against 4,096
 // (docs/benchmarks/cuda.md item 131, six rounds): from 2,048 rows 5x512 (2,560 tokens) -0.032 ms,
@@ -423,8 +422,7 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t sms_ = 1;                // the GPU's SM count
   int32_t attn_split_max_ = 4;     // attention key groups per block at most (attention_key_split)
   int32_t attn_local_split_max_ = kAttnLocalSplitMax;  // key groups in windowed layers at most
-  int32_t act_gemm_from_ = 0;  // the act head's first linear as a GEMM from this many row slots (experiment)
-  int32_t act_rows_per_slot_ = 0;  // the act head's first linear's rows a slot (0: kActSlotRowsFrom's rule)
+  int32_t act_gemm_from_ = kActGemmFromRows;  // the act head's first linear as a GEMM from this many row slots
   int32_t rotate_k_once_global_row_ = kRotateKOnceGlobalRowTokens;  // rotates_k_once's global rule
   bool zero_tail_ = true;          // the padding tail row gets a zero attention output (AttentionParams::zero_row)
   int32_t attn_wgmma_from_ = 0;    // buckets of at least this many tokens run attention on wgmma (0: never)
@@ -623,8 +621,7 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     attn_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_SPLIT_MAX", 4), 1, 4);
     attn_local_split_max_ = std::clamp(env_int("LAYA_CUDA_ATTN_LOCAL_SPLIT_MAX", kAttnLocalSplitMax), 1, 4);
     if (attn_local_split_max_ == 3) attn_local_split_max_ = 2;  // 1, 2 or 4 groups
-    act_gemm_from_ = std::max(0, env_int("LAYA_CUDA_ACT_GEMM_FROM", 0));
-    act_rows_per_slot_ = std::clamp(env_int("LAYA_CUDA_ACT_ROWS_PER_SLOT", 0), 0, int{kSmallLinearMaxRowsPerSlot});
+    act_gemm_from_ = std::max(0, env_int("LAYA_CUDA_ACT_GEMM_FROM", kActGemmFromRows));
     rotate_k_once_global_row_ = std::max(0, env_int("LAYA_CUDA_ROPE_ONCE_GLOBAL_ROW", kRotateKOnceGlobalRowTokens));
     zero_tail_ = env_int("LAYA_CUDA_ATTN_ZERO_TAIL", 1) != 0;
     attn_wgmma_from_ =
@@ -1196,26 +1193,27 @@ void CudaBackendImpl::record_as(const Bucket& b, const StagingLayout& l, DumpCtx
   fp.markers_pad = K;
   fp.d = d;
   launch_features(fp, s);
-  // Experiment (LAYA_CUDA_ACT_GEMM_FROM): from that many row slots the act head's first linear is a
-  // GEMM with cuBLASLt's bias epilogue (T(acc + bias), as small_linear) and its GELU applied by the
-  // second linear as it reads it (gelu_in: the values small_linear's gelu stored).
+  // The act head's first linear: T(acc + bias) by cuBLASLt's bias epilogue as by small_linear, its
+  // GELU then applied by the second linear as it reads it (gelu_in: the values small_linear's gelu
+  // stored), where the bucket has kActGemmFromRows row slots or more.
   const bool act_gemm = act_gemm_from_ > 0 && S >= act_gemm_from_;
-  if (act_gemm)
+  if (act_gemm) {
     linear(GemmArgs<Elem>{act_in_, as<Elem>(w_.act_fc1_w), as<Elem>(w_.act_fc1_b), act_h_, S, dims_.act_hidden, d + 4,
                           false},
            s);
-  SmallLinearParams<Elem> a1;
-  a1.in = act_in_;
-  a1.w = as<Elem>(w_.act_fc1_w);
-  a1.bias = as<Elem>(w_.act_fc1_b);
-  a1.out = act_h_;
-  a1.rows = S;
-  a1.n = dims_.act_hidden;
-  a1.k = d + 4;
-  a1.ld_in = d + 4;
-  a1.gelu = true;
-  a1.rows_per_slot = act_rows_per_slot_ > 0 ? act_rows_per_slot_ : S >= kActSlotRowsFrom ? kSmallLinearMaxRowsPerSlot : 1;
-  if (!act_gemm) launch_small_linear(a1, s);
+  } else {
+    SmallLinearParams<Elem> a1;
+    a1.in = act_in_;
+    a1.w = as<Elem>(w_.act_fc1_w);
+    a1.bias = as<Elem>(w_.act_fc1_b);
+    a1.out = act_h_;
+    a1.rows = S;
+    a1.n = dims_.act_hidden;
+    a1.k = d + 4;
+    a1.ld_in = d + 4;
+    a1.gelu = true;
+    launch_small_linear(a1, s);
+  }
   SmallLinearParams<Elem> a2;
   a2.in = act_h_;
   a2.w = as<Elem>(w_.act_fc2_w);

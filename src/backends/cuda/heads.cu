@@ -9,127 +9,82 @@ namespace laya::cuda {
 
 namespace {
 
-// kOutWarps warps per output slot (kCols columns from n0, one row or a run of rows from r0): the
-// dot product of k elements is split over 32 * kOutWarps threads, so each thread's loads are few
-// and all in flight at once (a warp per output left a few loads in flight per lane: ptxas
-// interleaves a long batch of loads with the products that use them). Summed per thread, per warp
-// (tree), then over the warps in order: deterministic. 4-element (8-byte) loads where k, ld_in and
-// the pointers allow, else elements. A slot of several rows and columns (SmallLinearParams::
-// rows_per_slot > 1: kSlotCols columns, up to kSmallLinearMaxRowsPerSlot rows) reads each weight
-// once for all its rows and each input once for all its columns, and sums every output in exactly
-// the order a slot of one row and one column does: every rows_per_slot gives the same bits.
+// kOutWarps warps per output (row r, column n): the dot product of k elements is split over
+// 32 * kOutWarps threads, so each thread's loads are few and all in flight at once (a warp per
+// output left a few loads in flight per lane: ptxas interleaves a long batch of loads with the
+// products that use them). Summed per thread, per warp (tree), then over the warps in order:
+// deterministic. 4-element (8-byte) loads where k, ld_in and the pointers allow, else elements.
 constexpr int kOutWarps = 4;
-constexpr int kSmallLinearThreads = 256;  // two output slots per block
+constexpr int kSmallLinearThreads = 256;  // two outputs per block
 constexpr int kPrefetch = 3;              // weight groups a thread loads before the PDL wait
-constexpr int kSlotCols = 4;              // columns of a slot of several rows
 
-template <class T, int kCols, int kRows>
+template <class T>
 __global__ void __launch_bounds__(kSmallLinearThreads) small_linear_kernel(SmallLinearParams<T> p) {
   using H = dev::Half16<T>;
   using Pair = typename H::Pair;
   constexpr int kPerOut = 32 * kOutWarps;
-  __shared__ float partial[kSmallLinearThreads / 32][kRows][kCols];
+  __shared__ float partial[kSmallLinearThreads / 32];
   const int t = static_cast<int>(threadIdx.x) % kPerOut, warp = static_cast<int>(threadIdx.x) / 32;
   const int64_t o = static_cast<int64_t>(blockIdx.x) * (kSmallLinearThreads / kPerOut) + threadIdx.x / kPerOut;
-  const int per_slot = kRows == 1 ? 1 : p.rows_per_slot;
-  const int64_t col_groups = (p.n + kCols - 1) / kCols;
-  const int64_t runs = (p.rows + per_slot - 1) / per_slot;
-  const bool valid = o < runs * col_groups;  // uniform per slot's warps
-  const int64_t r0 = valid ? o / col_groups * per_slot : 0;
-  const int n0 = valid ? static_cast<int>(o % col_groups) * kCols : 0;
-  const int rows = valid ? static_cast<int>(min(static_cast<int64_t>(per_slot), p.rows - r0)) : 0;
-  const int cols = valid ? min(kCols, p.n - n0) : 0;
-  const T* a = p.in + r0 * p.ld_in;
-  const T* w = p.w + static_cast<int64_t>(n0) * p.k;
+  const bool valid = o < static_cast<int64_t>(p.rows) * p.n;  // uniform per output's warps
+  const int64_t r = valid ? o / p.n : 0;
+  const int n = valid ? static_cast<int>(o % p.n) : 0;
+  const T* a = p.in + r * p.ld_in;
+  const T* w = p.w + static_cast<int64_t>(n) * p.k;
   const bool vec = (p.k & 3) == 0 && (p.ld_in & 3) == 0 &&
                    ((reinterpret_cast<uintptr_t>(p.in) | reinterpret_cast<uintptr_t>(p.w)) & 7) == 0;
   const int groups = p.k / 4;
-  // The thread's first kPrefetch weight groups of each column (all of them up to k = 4 * 128 *
-  // kPrefetch) are constants: loaded before the wait, they arrive while the previous kernel finishes.
-  uint2 wpre[kPrefetch][kCols];
+  // The thread's first kPrefetch weight groups (all of them up to k = 4 * 128 * kPrefetch) are
+  // constants: loaded before the wait, they arrive while the previous kernel finishes.
+  uint2 wpre[kPrefetch];
 #pragma unroll
   for (int i = 0; i < kPrefetch; ++i) {
     const int g = t + i * kPerOut;
-#pragma unroll
-    for (int c = 0; c < kCols; ++c)
-      wpre[i][c] = c < cols && vec && g < groups ? *reinterpret_cast<const uint2*>(w + c * p.k + 4 * g)
-                                                 : make_uint2(0u, 0u);
+    wpre[i] = valid && vec && g < groups ? *reinterpret_cast<const uint2*>(w + 4 * g) : make_uint2(0u, 0u);
   }
   dev::pdl_prologue();
-  float s[kRows][kCols];
-#pragma unroll
-  for (int j = 0; j < kRows; ++j)
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) s[j][c] = 0.f;
-  auto input = [&](float x) { return p.gelu_in ? dev::gelu16<T>(x) : x; };  // launch_gelu's values
+  float s = 0.f;
   if (valid) {
     if (vec) {
       // Groups t, t + kPerOut, ... in order (the prefetched ones first): the same sums as one loop.
-      auto add_group = [&](int g, const uint2 (&wv)[kCols]) {
-#pragma unroll
-        for (int j = 0; j < kRows; ++j) {
-          if (j >= rows) break;
-          const uint2 av = *reinterpret_cast<const uint2*>(a + j * p.ld_in + 4 * g);
-          const float2 a0 = H::to_float2(*reinterpret_cast<const Pair*>(&av.x));
-          const float2 a1 = H::to_float2(*reinterpret_cast<const Pair*>(&av.y));
-          const float x0 = input(a0.x), x1 = input(a0.y), x2 = input(a1.x), x3 = input(a1.y);
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) {
-            const float2 w0 = H::to_float2(*reinterpret_cast<const Pair*>(&wv[c].x));
-            const float2 w1 = H::to_float2(*reinterpret_cast<const Pair*>(&wv[c].y));
-            s[j][c] = fmaf(x0, w0.x, s[j][c]);
-            s[j][c] = fmaf(x1, w0.y, s[j][c]);
-            s[j][c] = fmaf(x2, w1.x, s[j][c]);
-            s[j][c] = fmaf(x3, w1.y, s[j][c]);
-          }
+      auto add_group = [&](int g, uint2 wv) {
+        const uint2 av = *reinterpret_cast<const uint2*>(a + 4 * g);
+        float2 a0 = H::to_float2(*reinterpret_cast<const Pair*>(&av.x));
+        float2 a1 = H::to_float2(*reinterpret_cast<const Pair*>(&av.y));
+        if (p.gelu_in) {
+          a0 = make_float2(dev::gelu16<T>(a0.x), dev::gelu16<T>(a0.y));  // launch_gelu's values
+          a1 = make_float2(dev::gelu16<T>(a1.x), dev::gelu16<T>(a1.y));
         }
+        const float2 w0 = H::to_float2(*reinterpret_cast<const Pair*>(&wv.x));
+        const float2 w1 = H::to_float2(*reinterpret_cast<const Pair*>(&wv.y));
+        s = fmaf(a0.x, w0.x, s);
+        s = fmaf(a0.y, w0.y, s);
+        s = fmaf(a1.x, w1.x, s);
+        s = fmaf(a1.y, w1.y, s);
       };
 #pragma unroll
       for (int i = 0; i < kPrefetch; ++i)
         if (t + i * kPerOut < groups) add_group(t + i * kPerOut, wpre[i]);
-      for (int g = t + kPrefetch * kPerOut; g < groups; g += kPerOut) {
-        uint2 wv[kCols];
-#pragma unroll
-        for (int c = 0; c < kCols; ++c)
-          wv[c] = c < cols ? *reinterpret_cast<const uint2*>(w + c * p.k + 4 * g) : make_uint2(0u, 0u);
-        add_group(g, wv);
-      }
+      for (int g = t + kPrefetch * kPerOut; g < groups; g += kPerOut)
+        add_group(g, *reinterpret_cast<const uint2*>(w + 4 * g));
     } else {
       for (int i = t; i < p.k; i += kPerOut) {
-        float wi[kCols];
-#pragma unroll
-        for (int c = 0; c < kCols; ++c) wi[c] = c < cols ? H::to_float(w[c * p.k + i]) : 0.f;
-#pragma unroll
-        for (int j = 0; j < kRows; ++j) {
-          if (j >= rows) break;
-          const float x = input(H::to_float(a[j * p.ld_in + i]));
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) s[j][c] = fmaf(x, wi[c], s[j][c]);
-        }
+        const float x = H::to_float(a[i]);
+        s = fmaf(p.gelu_in ? dev::gelu16<T>(x) : x, H::to_float(w[i]), s);
       }
     }
   }
-#pragma unroll
-  for (int j = 0; j < kRows; ++j) {
-    if (j >= per_slot) break;  // uniform across the block
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) {
-      const float v = dev::warp_sum(s[j][c]);
-      if ((threadIdx.x & 31) == 0) partial[warp][j][c] = v;
-    }
-  }
+  s = dev::warp_sum(s);
+  if ((threadIdx.x & 31) == 0) partial[warp] = s;
   __syncthreads();
-  // One output (row j, column c) a thread of the slot's first warp.
-  if (!valid || t >= rows * kCols || t % kCols >= cols) return;
-  const int j = t / kCols, c = t % kCols, first = warp;  // t < 32: the slot's first warp
-  float v = partial[first][j][c];
+  if (!valid || t != 0) return;
+  s = partial[warp];
 #pragma unroll
-  for (int i = 1; i < kOutWarps; ++i) v += partial[first + i][j][c];
-  v = dev::round16<T>(__fadd_rn(v, H::to_float(p.bias[n0 + c])));
+  for (int i = 1; i < kOutWarps; ++i) s += partial[warp + i];
+  float v = dev::round16<T>(__fadd_rn(s, H::to_float(p.bias[n])));
   if (p.gelu) v = dev::gelu16<T>(v);
-  const int64_t at = (r0 + j) * p.n + n0 + c;
-  p.out[at] = H::from_float(v);
-  if (p.out_f32 != nullptr) p.out_f32[at] = v;
+  p.out[o] = H::from_float(v);
+  if (p.out_f32 != nullptr) p.out_f32[o] = v;
 }
 
 constexpr int kClsPairs = kMaxHidden / 64;  // pairs per lane of the CLS row
@@ -263,19 +218,11 @@ template <class T>
 void launch_small_linear(const SmallLinearParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.in && p.w && p.bias && p.out && p.rows >= 0 && p.n > 0 && p.k > 0 && p.ld_in >= p.k,
                ErrorKind::internal, "small_linear: bad parameters");
-  LAYA_REQUIRE(p.rows_per_slot >= 1 && p.rows_per_slot <= kSmallLinearMaxRowsPerSlot, ErrorKind::internal,
-               "small_linear: rows per slot {} (1 to {})", p.rows_per_slot, kSmallLinearMaxRowsPerSlot);
-  const bool one = p.rows_per_slot == 1;
-  const int64_t cols = one ? 1 : kSlotCols;
-  const int64_t slots = (static_cast<int64_t>(p.rows) + p.rows_per_slot - 1) / p.rows_per_slot * ((p.n + cols - 1) / cols);
-  if (slots == 0) return;
+  const int64_t outputs = static_cast<int64_t>(p.rows) * p.n;
+  if (outputs == 0) return;
   constexpr int64_t per_block = kSmallLinearThreads / (32 * kOutWarps);
-  const auto blocks = static_cast<unsigned>((slots + per_block - 1) / per_block);
-  if (one)
-    launch_kernel(small_linear_kernel<T, 1, 1>, blocks, kSmallLinearThreads, stream, true, p);
-  else
-    launch_kernel(small_linear_kernel<T, kSlotCols, kSmallLinearMaxRowsPerSlot>, blocks, kSmallLinearThreads, stream,
-                  true, p);
+  launch_kernel(small_linear_kernel<T>, static_cast<unsigned>((outputs + per_block - 1) / per_block),
+                kSmallLinearThreads, stream, true, p);
   LAYA_CUDA_CHECK_LAUNCH();
 }
 

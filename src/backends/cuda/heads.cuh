@@ -27,12 +27,7 @@ struct SmallLinearParams {
   // scorer's hidden layer: one kernel and one round trip of [rows, k] fewer; the same values). Each
   // output recomputes GELU on its inputs: meant for n = 1, where every input is read once.
   bool gelu_in = false;
-  // Rows an output slot computes (1 to kSmallLinearMaxRowsPerSlot): above 1 a slot takes 4
-  // columns for a run of that many rows, so each weight is read once per run of rows and each input
-  // once per 4 columns instead of once per output; the same bits.
-  int32_t rows_per_slot = 1;
 };
-constexpr int32_t kSmallLinearMaxRowsPerSlot = 8;
 template <class T>
 void launch_small_linear(const SmallLinearParams<T>& p, cudaStream_t stream);
 
