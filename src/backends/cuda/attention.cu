@@ -756,7 +756,6 @@ void launch_mma(const AttentionParams<T>& p, dim3 grid, bool exp2, cudaStream_t 
   rope_k ? launch_mma_variant<T, true, false>(p, grid, stream) : launch_mma_variant<T, false, false>(p, grid, stream);
 }
 
-
 bool exp2_form() {  // read once: every forward of the process takes the same kernel
   static const bool on = [] {
     const char* v = std::getenv("LAYA_CUDA_ATTN_EXP2");
@@ -782,8 +781,7 @@ void launch_attention(const AttentionParams<T>& p, cudaStream_t stream) {
   LAYA_REQUIRE(p.query_tile == 64 || (!p.simt && (p.query_tile == 16 || p.query_tile == 32)), ErrorKind::internal,
                "attention: query tile {} (64; 16 or 32 with the tensor-core kernel)", p.query_tile);
   LAYA_REQUIRE(p.key_split == 1 || ((p.key_split == 2 || p.key_split == 4) && !p.simt), ErrorKind::internal,
-               "attention: key split {} (1, or 2 / 4 with the tensor-core kernel)",
-               p.key_split);
+               "attention: key split {} (1, or 2 / 4 with the tensor-core kernel)", p.key_split);
   LAYA_REQUIRE(!p.k_rotated || p.rope_cos != nullptr, ErrorKind::internal,
                "attention: k_rotated only applies with RoPE tables (q is still rotated in the kernel)");
   LAYA_REQUIRE(reinterpret_cast<uintptr_t>(p.qkv) % 16 == 0 && reinterpret_cast<uintptr_t>(p.rope_cos) % 16 == 0 &&
