@@ -116,15 +116,6 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
         : "memory");
   } while (done == 0);
 }
-// Whether the barrier's phase with this parity has completed, without waiting.
-__device__ __forceinline__ bool mbar_test(uint64_t* bar, uint32_t parity) {
-  uint32_t done = 0;
-  asm volatile("{\n.reg .pred p;\nmbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-               : "=r"(done)
-               : "r"(smem_u32(bar)), "r"(parity)
-               : "memory");
-  return done != 0;
-}
 // One box of the tensor map (coordinates: k element, row) into shared memory, completing on bar.
 __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint64_t* bar, int k, int row) {
   asm volatile(
