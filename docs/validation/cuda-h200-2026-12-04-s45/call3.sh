@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Session 45, call 3 (prepared, not run: no GPU was lent after call 2). Build the experiment's
-# commit (README), bundle, run. The 80-output tiles with the loads issued without blocking (item
-# 223, second form), with the whole epilogue after each tile or half of it deferred into the next
-# tile (LAYA_CUDA_GEGLU_DEFER_HALF=1) — their kernel tests, traces of 4x464 at 64 / 80 / 80 half
-# deferred, the A/B at the buckets where the rule takes 80.
+# commit (README), bundle, run. The 80-output tiles with each stage refilled by the warp that
+# releases it last (item 223, second form), with the whole epilogue after each tile or half of it
+# deferred into the next tile (LAYA_CUDA_GEGLU_DEFER_HALF=1) — their kernel tests, traces of 4x464
+# at 64 / 80 / 80 half deferred, the A/B at the buckets where the rule takes 80.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
