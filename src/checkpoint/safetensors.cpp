@@ -13,6 +13,7 @@
 #include <cstring>
 #include <set>
 
+#include "common/json_depth.h"
 #include "laya/errors.h"
 
 namespace laya::checkpoint {
@@ -124,6 +125,8 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
   if (n < 2) bad(path, fmt::format("header length {} is too small to hold a JSON object", n));
   f.header_size_ = n;
   std::string_view header(reinterpret_cast<const char*>(f.base_ + 8), n);
+  if (json_nesting_depth(header, kMaxCheckpointJsonDepth) > kMaxCheckpointJsonDepth)
+    bad(path, fmt::format("header nests deeper than {} levels: not a safetensors header", kMaxCheckpointJsonDepth));
 
   // Track top-level keys during parsing: nlohmann would silently keep only the last duplicate.
   std::set<std::string> seen;
@@ -183,10 +186,15 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
     for (const auto& dim : *sh) {
       if (!dim.is_number_unsigned()) bad(path, fmt::format("tensor '{}': shape {} has a non-integer or negative dimension", name, sh->dump()));
       uint64_t dv = dim.get<uint64_t>();
-      if (dv != 0 && numel > (uint64_t{1} << 62) / dv) overflow = true;
+      // Each dimension must fit TensorView::shape (int64): after a 0 dimension the product check
+      // alone let 2^64-1 through, stored as -1.
+      if (dv > (uint64_t{1} << 62) || (dv != 0 && numel > (uint64_t{1} << 62) / dv)) overflow = true;
       numel *= dv;
       v.shape.push_back(static_cast<int64_t>(dv));
     }
+    // numel x dtype size must not wrap either: [2^62] x F32 wrapped to 0 bytes and matched
+    // data_offsets [0, 0], accepting a tensor whose shape promises 16 EiB that are not there.
+    if (!overflow && numel > (uint64_t{1} << 62) / elem_size) overflow = true;
     if (overflow) bad(path, fmt::format("tensor '{}': shape {} is too large", name, sh->dump()));
     for (const auto& o : *off) {
       if (!o.is_number_unsigned()) bad(path, fmt::format("tensor '{}': data_offsets {} are not non-negative integers", name, off->dump()));

@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/json_depth.h"
 #include "laya/errors.h"
 
 namespace laya::model {
@@ -76,6 +77,8 @@ std::string python_json_to_strict(const std::string& text) {
 
 json parse_json(const std::string& text, const std::string& file) {
   if (text.empty()) LAYA_FAIL(ErrorKind::invalid_checkpoint, "{}: file is empty", file);
+  if (json_nesting_depth(text, kMaxCheckpointJsonDepth) > kMaxCheckpointJsonDepth)
+    LAYA_FAIL(ErrorKind::invalid_checkpoint, "{}: nests deeper than {} levels", file, kMaxCheckpointJsonDepth);
   json j = json::parse(python_json_to_strict(text), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) LAYA_FAIL(ErrorKind::invalid_checkpoint, "{}: not valid JSON", file);
   if (!j.is_object()) LAYA_FAIL(ErrorKind::invalid_checkpoint, "{}: top level is not a JSON object", file);

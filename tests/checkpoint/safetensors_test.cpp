@@ -173,6 +173,27 @@ TEST_F(SafetensorsTest, NegativeOrNonIntegerShape) {
   open_bad({"'temperature'", "shape"});
 }
 
+// Found while writing fuzz/safetensors_fuzz (by reading the code): [2^62] x F32 = 2^64 bytes wrapped
+// to 0 and matched data_offsets [0, 0]; a 0 dimension hid a later 2^64-1 dimension (stored as -1).
+TEST_F(SafetensorsTest, ShapeWhoseByteCountWrapsIsRejected) {
+  write_bytes(bad(), RawSafetensors::with_header(
+                         R"({"w":{"dtype":"F32","shape":[4611686018427387904],"data_offsets":[0,0]}})", ""));
+  open_bad({"bad.safetensors", "'w'", "too large"});
+  write_bytes(bad(), RawSafetensors::with_header(
+                         R"({"w":{"dtype":"F32","shape":[0,18446744073709551615],"data_offsets":[0,0]}})", ""));
+  open_bad({"bad.safetensors", "'w'", "too large"});
+}
+
+// Found while writing fuzz/safetensors_fuzz (by reading the code): a deeply nested shape overflowed
+// the stack in the error message's nlohmann dump() (ASan stack-overflow) instead of failing cleanly.
+TEST_F(SafetensorsTest, DeeplyNestedHeaderIsRejected) {
+  const size_t depth = 1000000;
+  std::string h = R"({"w":{"dtype":"F32","data_offsets":[0,0],"shape":)" + std::string(depth, '[') +
+                  std::string(depth, ']') + "}}";
+  write_bytes(bad(), RawSafetensors::with_header(h, ""));
+  open_bad({"bad.safetensors", "nests deeper"});
+}
+
 TEST_F(SafetensorsTest, MissingFieldsInAnEntry) {
   auto r = RawSafetensors::load(ck.weights());
   r.header["temperature"].erase("data_offsets");

@@ -303,6 +303,18 @@ TEST(ConfigParse, MalformedFiles) {
   expect_invalid([&] { parse_text(english_encoder().dump(), "{"); }, "rl_agent_config.json", {"not valid JSON"});
 }
 
+// Found while writing fuzz/model_config_fuzz (by reading the code): a deeply nested value overflowed
+// the stack in the error message's nlohmann dump() (ASan stack-overflow) instead of failing cleanly.
+TEST(ConfigParse, DeeplyNestedValueIsRejected) {
+  const size_t depth = 1000000;
+  std::string deep = std::string(depth, '[') + std::string(depth, ']');
+  expect_invalid([&] { parse_text(R"({"model_type": "modernbert", "vocab_size": )" + deep + "}", english_agent().dump()); },
+                 "encoder/config.json", {"nests deeper"});
+  auto agent = english_agent().dump();
+  agent.insert(agent.size() - 1, R"(,"temperature": )" + deep);
+  expect_invalid([&] { parse_text(english_encoder().dump(), agent); }, "rl_agent_config.json", {"nests deeper"});
+}
+
 TEST(ConfigParse, MissingFileIsNamed) {
   auto dir = laya::test::make_temp_dir("cfg");
   {
