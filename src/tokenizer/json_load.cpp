@@ -15,6 +15,12 @@ using simdjson::dom::object;
 constexpr std::string_view kGpt2Pattern =
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
+// The largest token id accepted (2^21 - 1, 8x the largest real vocabulary, Gemma's 256k). The model
+// vocabulary's reverse table is dense by id, so one entry with id 2^31 - 1 (which Hugging Face
+// tokenizers, keeping a hash map, accepts) made the loader allocate 2^31 strings and run out of
+// memory (found by fuzz/tokenizer_json_fuzz); a Laya checkpoint's ids index its embedding table.
+constexpr int64_t kMaxTokenId = (int64_t{1} << 21) - 1;
+
 struct Ctx {
   std::string_view origin;
   [[noreturn]] void fail(std::string_view field, std::string_view what) const {
@@ -242,7 +248,8 @@ void parse_model(const Ctx& c, element e, Bpe& bpe) {
   bpe.vocab.reserve(vocab.size());
   for (auto [key, value] : vocab) {
     uint64_t id;
-    if (value.get(id) != simdjson::SUCCESS || id > 0x7FFFFFFF) c.fail(fmt::format("model.vocab[{:?}]", key), "expected a non-negative id");
+    if (value.get(id) != simdjson::SUCCESS) c.fail(fmt::format("model.vocab[{:?}]", key), "expected a non-negative id");
+    if (id > uint64_t{kMaxTokenId}) c.fail(fmt::format("model.vocab[{:?}]", key), fmt::format("id {} is above the largest supported, {}", id, kMaxTokenId));
     bpe.vocab.insert(key, int32_t(id));
     if (bpe.vocab_r.size() <= id) bpe.vocab_r.resize(id + 1);
     bpe.vocab_r[id] = std::string(key);
@@ -310,7 +317,8 @@ void load_tokenizer_json(std::string_view json, std::string_view origin, Tokeniz
       AddedToken tok;
       tok.content = get_string(c, t, "content", name);
       const int64_t id = get_int(c, t, "id", name, -1);
-      if (id < 0 || id > 0x7FFFFFFF) c.fail(name + ".id", "expected a non-negative id");
+      if (id < 0) c.fail(name + ".id", "expected a non-negative id");
+      if (id > kMaxTokenId) c.fail(name + ".id", fmt::format("id {} is above the largest supported, {}", id, kMaxTokenId));
       tok.special = get_bool(c, t, "special", name, false);
       tok.single_word = get_bool(c, t, "single_word", name, false);
       tok.lstrip = get_bool(c, t, "lstrip", name, false);

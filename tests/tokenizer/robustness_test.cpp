@@ -185,6 +185,12 @@ TEST(TokenizerLoad, ErrorsNameTheProblem) {
   expect_load_error(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a c"]}})", "model.merges[0]");
   expect_load_error(R"({"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "\\d+"}, "behavior": "Isolated"}, )" + model + "}",
                     "pre_tokenizer.pattern");
+  // Found by fuzz/tokenizer_json_fuzz: one id of 2^31 - 1 sized the dense reverse vocabulary to
+  // 2^31 strings (out of memory); ids above 2^21 - 1 are rejected, in the vocabulary and added tokens.
+  expect_load_error(R"({"model": {"type": "BPE", "vocab": {"a": 2147483647}, "merges": []}})", "above the largest supported");
+  expect_load_error(R"({"model": {"type": "BPE", "vocab": {"a": 2097152}, "merges": []}})", "above the largest supported");
+  expect_load_error(R"({"added_tokens": [{"id": 2097152, "content": "<x>"}], )" + model + "}", "above the largest supported");
+  EXPECT_EQ(Tokenizer::from_json(R"({"model": {"type": "BPE", "vocab": {"a": 2097151}, "merges": []}})")->vocab_size(), 2097152);
   try {
     (void)Tokenizer::from_file("/nonexistent/tokenizer.json");
     ADD_FAILURE();
