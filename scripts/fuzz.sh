@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
-all=(json_fuzz json_array_fuzz request_fuzz tokenizer_fuzz safetensors_fuzz model_config_fuzz python_json_fuzz)
+all=(json_fuzz json_array_fuzz request_fuzz tokenizer_fuzz tokenizer_json_fuzz safetensors_fuzz model_config_fuzz python_json_fuzz)
 targets=("${@:-${all[@]}}")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 jobs=${FUZZ_JOBS:-2}
