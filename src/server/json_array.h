@@ -8,9 +8,9 @@
 
 namespace laya::server {
 
-// Returns the elements of a top-level JSON array. Only the array structure is checked (brackets,
-// strings, commas); each element is validated later by the request parser. Throws
-// laya::Error(bad_request) when `body` is not a JSON array.
+// Returns the elements of a top-level JSON array (after an optional UTF-8 BOM). Only the array
+// structure is checked (brackets, strings, commas); each element is validated later by the request
+// parser. Throws laya::Error(bad_request) when `body` is not a JSON array.
 std::vector<std::string_view> split_json_array(std::string_view body);
 
 }  // namespace laya::server
