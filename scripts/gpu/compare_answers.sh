@@ -5,10 +5,11 @@
 # arithmetic) against the build before it. Run ON the GPU machine from the repository root with
 # the bundle carried (bundle.sh with LAYA_BASELINE_BIN: laya-engine-base is the build before).
 #
-# usage: [LAYA_COMPARE_ENV_B="VAR=VALUE ..."] [LAYA_COMPARE_ARGS="--precision fp16 ..."] \
+# usage: [LAYA_COMPARE_ENV_A / LAYA_COMPARE_ENV_B="VAR=VALUE ..."] [LAYA_COMPARE_ARGS="--precision fp16 ..."] \
 #          scripts/gpu/compare_answers.sh [BIN_A [BIN_B [LAYOUT]]]
 #        (default laya-engine-base laya-engine english; LAYA_COMPARE_ENV_B: switches for B's runs
-#        only, e.g. an experiment switch of one build against its default; LAYA_COMPARE_ARGS: more
+#        only, e.g. an experiment switch of one build against its default; LAYA_COMPARE_ENV_A: A's,
+#        e.g. two forms of one experiment against each other; LAYA_COMPARE_ARGS: more
 #        `decide` options for both); prints one line per comparison, exit 1 if any differs or a run
 #        failed.
 set -u
@@ -25,7 +26,8 @@ rc=0
 for side in A B; do
   b=${!side}
   envs=()
-  [ "$side" = B ] && read -r -a envs <<< "${LAYA_COMPARE_ENV_B:-}"
+  env_var=LAYA_COMPARE_ENV_$side
+  read -r -a envs <<< "${!env_var:-}"
   env "${envs[@]}" $R "$b" decide --model "$CK" --backend cuda "${args[@]}" --input "$W/req.jsonl" --dump "$W/d-$side" \
     --dump-names embed,encoder.0,final_norm,head.0,markers,logits,act_logits > "$W/ans-dump-$side.jsonl" 2> "$W/err-$side.log" || rc=1
   env "${envs[@]}" $R "$b" decide --model "$CK" --backend cuda "${args[@]}" --input "$W/req.jsonl" > "$W/ans-$side.jsonl" \
