@@ -135,27 +135,6 @@ TEST(CudaBucket, FusedGegluGemmAvoidsAShortSecondRound) {
   EXPECT_TRUE(geglu_gemm_fills_its_rounds(256 * 9, 1024, 0, 25));
 }
 
-TEST(CudaBucket, FusedGegluGemmTileWidthByRounds) {
-  // english (inter 2,624) on 132 SMs: 41 columns of 64-output tiles, 33 of 80.
-  EXPECT_EQ(geglu_gemm_tile_outputs(1280, 2624, 132), 64);  // 165 / 205 tiles: two rounds either way
-  EXPECT_EQ(geglu_gemm_tile_outputs(1536, 2624, 132), 64);  // 198 / 246: two either way
-  EXPECT_EQ(geglu_gemm_tile_outputs(1792, 2624, 132), 80);  // 231 / 287: two rounds against three
-  EXPECT_EQ(geglu_gemm_tile_outputs(1920, 2624, 132), 80);  // 264 / 328: two against three (4x464)
-  EXPECT_EQ(geglu_gemm_tile_outputs(2048, 2624, 132), 80);
-  EXPECT_EQ(geglu_gemm_tile_outputs(2304, 2624, 132), 64);  // 297 / 369: three either way
-  EXPECT_EQ(geglu_gemm_tile_outputs(2560, 2624, 132), 80);  // 330 / 410: three against four
-  EXPECT_EQ(geglu_gemm_tile_outputs(4096, 2624, 132), 64);  // 528 / 656: 4 x 1.25 is not below 5
-  EXPECT_EQ(geglu_gemm_tile_outputs(8192, 2624, 132), 64);  // 1,056 / 1,312: 8 x 1.25 is not below 10
-  // multilingual (inter 1,152): 1,920 tokens 120 tiles (one round) against 144 (two).
-  EXPECT_EQ(geglu_gemm_tile_outputs(1920, 1152, 132), 80);
-  // forced, and no SM count
-  EXPECT_EQ(geglu_gemm_tile_outputs(1920, 2624, 132, 64), 64);
-  EXPECT_EQ(geglu_gemm_tile_outputs(8192, 2624, 132, 80), 80);
-  EXPECT_EQ(geglu_gemm_tile_outputs(512, 2624, 132, 40), 40);  // only forced (item 225)
-  EXPECT_EQ(geglu_gemm_tile_outputs(512, 2624, 132, 72), 64);  // not a width: the rule
-  EXPECT_EQ(geglu_gemm_tile_outputs(1920, 2624, 0), 64);
-}
-
 TEST(CudaBucket, ParseShapes) {
   const auto s = parse_shapes("1x48, 4x64,16x512");
   ASSERT_EQ(s.size(), 3u);

@@ -105,16 +105,6 @@ bool geglu_gemm_fills_its_rounds(int32_t tokens, int32_t inter, int32_t sms, int
   return !(tiles > sms && (tiles - sms) * 100 < int64_t{min_fill_pct} * sms);
 }
 
-int32_t geglu_gemm_tile_outputs(int32_t tokens, int32_t inter, int32_t sms, int32_t forced) {
-  if (forced == 40 || forced == 64 || forced == 80) return forced;
-  if (sms <= 0) return kGegluGemmTileOutputs;
-  auto rounds = [&](int32_t outputs) {
-    const int64_t tiles = int64_t{(tokens + kGegluGemmTileRows - 1) / kGegluGemmTileRows} * ((inter + outputs - 1) / outputs);
-    return (tiles + sms - 1) / sms;
-  };
-  return rounds(80) * 5 < rounds(64) * 4 ? 80 : kGegluGemmTileOutputs;
-}
-
 std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list) {
   std::vector<std::pair<int32_t, int32_t>> out;
   size_t at = 0;

@@ -96,14 +96,6 @@ bool rotates_k_once(const Bucket& b, bool global_layer, int32_t all_above, int32
 // tokens, 288 = 264 + 24: +0.114; english 1,792, 287 = 264 + 23: +0.101).
 bool geglu_gemm_fills_its_rounds(int32_t tokens, int32_t inter, int32_t sms, int32_t min_fill_pct);
 
-// The fused GeGLU GEMM's tile width for an MLP input GEMM of `tokens` rows on `sms` SMs
-// (GegluGemmArgs::tile_outputs): 80 outputs where its tiles take fewer rounds of `sms` than the
-// 64-output ones by more than the 80-output tile's extra MMAs (x 1.25) cost — e.g. english 1,920
-// tokens: 8 row tiles x 33 = 264 tiles, two rounds, against 8 x 41 = 328, three — else 64.
-// `forced` 40, 64 or 80 overrides the rule (LAYA_CUDA_GEGLU_TILE_OUTPUTS; 0: the rule; 40 only by
-// that switch: the experiment of item 225).
-int32_t geglu_gemm_tile_outputs(int32_t tokens, int32_t inter, int32_t sms, int32_t forced = 0);
-
 // Parses a shape list "1x48,4x64" (rows x tokens per row; spaces allowed, empty = none); throws
 // laya::Error(bad_request) naming the bad item.
 std::vector<std::pair<int32_t, int32_t>> parse_shapes(const std::string& list);

@@ -434,11 +434,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t geglu_gemm_from_ = 0;    // MLP input GEMMs of at least this many rows fuse GeGLU (0: never)
   int32_t geglu_gemm_min_fill_ = 0;  // ... where geglu_gemm_fills_its_rounds (percent of the SMs)
   bool geglu_skip_past_m_ = true;    // GegluGemmArgs::skip_rows_past_m
-  int32_t geglu_tile_outputs_ = 0;   // GegluGemmArgs::tile_outputs forced to 40, 64 or 80 (0: the rule)
-  int32_t geglu_tile_rows_ = 256;    // GegluGemmArgs::tile_rows (experiment: 128 with 80 outputs)
-  int32_t geglu_stages_ = 4;         // GegluGemmArgs::stages (experiment: 5 for the 40-output parts)
-  bool geglu_defer_half_ = false;    // GegluGemmArgs::defer_half (experiment)
-  bool geglu_producer_ = false;      // GegluGemmArgs::producer_warpgroup (experiment)
   int32_t residual_from_ = 0;      // output GEMMs of at least this many rows add into x (0: never)
   int32_t lean_add_ln_from_ = kLeanAddLnFromRows;  // add+LNs without partials run lean from this many tokens
   SingleCtaClusterRule cluster_rule_;             // the cuBLASLt GEMMs run without a thread-block cluster
@@ -551,18 +546,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
                         : 0;
   geglu_gemm_min_fill_ = std::clamp(env_int("LAYA_CUDA_GEGLU_GEMM_MIN_FILL", kGegluGemmMinFillPct), 0, 100);
   geglu_skip_past_m_ = env_int("LAYA_CUDA_GEGLU_SKIP_PAST_M", 1) != 0;
-  geglu_tile_outputs_ = env_int("LAYA_CUDA_GEGLU_TILE_OUTPUTS", 0);
-  geglu_defer_half_ = env_int("LAYA_CUDA_GEGLU_DEFER_HALF", 0) != 0;
-  geglu_producer_ = env_int("LAYA_CUDA_GEGLU_80_PRODUCER", 0) != 0;
-  LAYA_REQUIRE(!(geglu_defer_half_ && geglu_producer_), ErrorKind::bad_request,
-               "LAYA_CUDA_GEGLU_DEFER_HALF and LAYA_CUDA_GEGLU_80_PRODUCER exclude each other");
-  geglu_tile_rows_ = env_int("LAYA_CUDA_GEGLU_TILE_ROWS", 256);
-  geglu_stages_ = env_int("LAYA_CUDA_GEGLU_STAGES", 4);
-  LAYA_REQUIRE(geglu_stages_ == 4 || geglu_stages_ == 5, ErrorKind::bad_request, "LAYA_CUDA_GEGLU_STAGES: 4 or 5");
-  LAYA_REQUIRE(geglu_tile_rows_ == 256 || (geglu_tile_rows_ == 128 && geglu_tile_outputs_ == 80 && !geglu_defer_half_ &&
-                                           !geglu_producer_),
-               ErrorKind::bad_request,
-               "LAYA_CUDA_GEGLU_TILE_ROWS: 256, or 128 with LAYA_CUDA_GEGLU_TILE_OUTPUTS=80 and neither 80-output form switch");
   struct Part {
     void** ptr;
     int64_t bytes;
@@ -829,12 +812,6 @@ void CudaBackendImpl::up_geglu(const Elem* in, const Elem* w, int32_t tokens, in
   if (fuses_geglu(tokens)) {
     GegluGemmArgs<Elem> ga{in, w, g, tokens, dims_.d, dims_.inter};
     ga.skip_rows_past_m = geglu_skip_past_m_;
-    ga.tile_outputs = geglu_gemm_tile_outputs(tokens, dims_.inter, sms_, geglu_tile_outputs_);
-    ga.tile_rows = geglu_tile_rows_;
-    const bool form_of_80 = ga.tile_outputs == 80 && ga.tile_rows == 256;  // the switches choose among its forms
-    ga.stages = form_of_80 || ga.tile_outputs == 64 ? 4 : geglu_stages_;    // 5 only for the 40-output parts
-    ga.defer_half = form_of_80 && geglu_defer_half_;
-    ga.producer_warpgroup = form_of_80 && geglu_producer_;
     ga.gelu_all = ws_.gelu_all;
     launch_geglu_gemm(ga, s);
     return;

@@ -19,71 +19,26 @@ namespace laya::cuda {
 namespace {
 
 constexpr int kConsumers = 4;                     // consumer warpgroups, 64 rows each
+constexpr int kBM = 64 * kConsumers;             // rows per CTA
+constexpr int kBN = 64;                           // GeGLU output columns per CTA (64 act + 64 mul rows of W)
 constexpr int kBK = 64;                           // K per stage: one 128-byte swizzle row
-// Warpgroups 0..kConsumers-1: consumers; after them the producer (Tile::kThreads).
+static_assert(kBM == kGegluGemmTileRows && kBN == kGegluGemmTileOutputs, "the host's tile geometry (tile.h)");
+constexpr int kStages = 4;                        // TMA pipeline depth
+constexpr int kATile = kBM * kBK * 2;             // 32 KB
+constexpr int kBTile = 2 * kBN * kBK * 2;         // 16 KB
+constexpr int kStageBytes = kATile + kBTile;
+// bf16: the epilogue's T(gelu(act)) by table (gelu_lut.cuh), which each CTA copies into shared
+// memory from the table of every pattern (GegluGemmArgs::gelu_all); the erf polynomial was ~30 of
+// the epilogue's ~45 instructions per output. Measured: -2 % per call at 16x512
+// (docs/benchmarks/cuda.md item 33).
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kGeluLutBytes + 1024;  // + barriers, table, alignment slack
+// Warpgroups 0..kConsumers-1: consumers; warpgroup kConsumers: the producer. The launch gives every
+// thread 96 registers (five warps share each scheduler's 16,384); the producer then gives up all but
+// kProducerRegs and the consumers take kConsumerRegs (setmaxnreg): the deferred epilogue keeps 32
+// packed pairs besides the 64 accumulators.
+constexpr int kThreads = 128 * (kConsumers + 1);
 constexpr int kProducerRegs = 24, kConsumerRegs = 112;
 static_assert(kConsumers * 128 * (kConsumerRegs - 96) <= 128 * (96 - kProducerRegs), "register budget");
-
-// A consumer warpgroup's part of a tile: 64 rows x kOut GeGLU output columns (40, 64 or 80): its W
-// rows are the kOut act rows and their kOut mul rows, so it runs wgmma m64nNk16 with N = 2 kOut and
-// holds kOut accumulators a thread — act column c and its mul partner c + kOut in the same thread.
-// The four consumers cover the tile as kRowGroups x kCols such parts: 256 rows x kOut outputs
-// (kCols 1; tile.h's 256 x 64 is the default) or 128 rows x 2 kOut (kCols 2, kOut 40: the
-// experiment of item 225 — 128 x 80 tiles, whose W tile is [act, mul] of the first 40 outputs then
-// [act, mul] of the next 40, so that each consumer's 80 W rows are contiguous).
-// With a producer warpgroup the launch gives every thread 96 registers (five warps share each
-// scheduler's 16,384); the producer then gives up all but kProducerRegs and the consumers take
-// kConsumerRegs (setmaxnreg; ptxas allocates the consumers' code within it — registers past R95
-// appear only after USETMAXREG.TRY_ALLOC in the SASS). 64 outputs: the epilogue is deferred into
-// the next tile's MMAs (the 32 packed pairs it keeps fit beside the 64 accumulators). 80 outputs,
-// with a producer warpgroup (kProducer): the epilogue right after the tile (with half of it
-// deferred, 20 pairs beside the 80 accumulators, 112 registers spill ≈ 100 bytes); without one
-// (every thread 128 registers, 512 threads): the warp that releases a stage last refills it, and
-// the epilogue runs right after the tile or half of it during the next tile (kDefer).
-template <int kOut, int kCols, int kDefer, bool kProducer, int kRing>
-struct Tile {
-  static_assert(kOut == 40 || kOut == 64 || kOut == 80, "a consumer's part is 40, 64 or 80 outputs wide");
-  static_assert(kCols == 1 || (kCols == 2 && kOut == 40), "tiles of 256 x kOut, or of 128 x 80 in 40-output parts");
-  // TMA pipeline depth: 4 stages; the 40-output parts' tiles also 5 (their stages are smaller, and
-  // they are predicted to be bound by their loads: item 225).
-  static_assert(kRing == 4 || (kRing == 5 && kOut == 40), "stages");
-  static constexpr int kStages = kRing;
-  static constexpr int kRowGroups = kConsumers / kCols;
-  static constexpr int kBM = 64 * kRowGroups;              // rows a tile
-  static constexpr int kTileOut = kOut * kCols;            // GeGLU outputs a tile
-  static constexpr int kATile = kBM * kBK * 2;             // 32 / 16 KB
-  static constexpr int kN = 2 * kOut;                      // W rows a consumer's part, the MMA's N
-  static constexpr int kAcc = kOut;                        // accumulators a consumer thread: 64 x kN / 128
-  static constexpr int kPairs = kOut / 2;                  // (act, mul) pairs a thread: accumulators q and q + kPairs
-  static constexpr int kChunks = kOut / 4;                 // epilogue chunks: two outputs (one 4-byte store) each
-  static constexpr int kBPart = kN * kBK * 2;              // 10 / 16 / 20 KB: one consumer's W rows
-  static constexpr int kBTile = kCols * kBPart;
-  static constexpr int kStageBytes = kATile + kBTile;
-  static constexpr bool kProducerWarpgroup = kProducer;
-  // ptxas refuses an instruction needing more registers than the launch gives (96 with a producer
-  // warpgroup), whatever setmaxnreg raises the consumers to: an m64n160k16 (80 accumulators) does
-  // not compile there, so that form issues the act and the mul rows as two m64n80k16 (the same
-  // products a column, in the same order over K).
-  static constexpr bool kSplitMma = kOut == 80 && kProducer;
-  // Epilogue chunks of a tile run during the next tile's first k-tiles (the rest right after it):
-  // 64 outputs all of them; 80 outputs none or half (20 packed pairs fit beside 80 accumulators).
-  static constexpr int kDeferChunks = kDefer;
-  static_assert(kOut == 80 ? kDefer == 0 || (kDefer == kChunks / 2 && !kProducer) : kDefer == kChunks, "deferred chunks");
-  static_assert(kOut == 80 || kProducer, "40- and 64-output parts have a producer warpgroup");
-  static constexpr int kThreads = 128 * (kConsumers + (kProducerWarpgroup ? 1 : 0));
-  // + barriers, release counters, the GELU table (gelu_lut.cuh; bf16: the epilogue's T(gelu(act)) by table, which
-  // each CTA copies into shared memory from the table of every pattern — GegluGemmArgs::gelu_all;
-  // the erf polynomial was ~30 of the epilogue's ~45 instructions per output, docs/benchmarks/
-  // cuda.md item 33), alignment slack. The table's 16-byte cp.async copies need it 16-byte aligned:
-  // the release counters are padded to a multiple of 16 bytes (5 stages: 100 bytes of barriers and
-  // counters would leave it at 4 mod 16).
-  static constexpr int kReleaseBytes = (4 * kStages + 15) / 16 * 16;
-  static_assert((2 * kStages * 8 + kReleaseBytes) % 16 == 0 && kStageBytes % 1024 == 0, "the GELU table's alignment");
-  static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + kReleaseBytes + kGeluLutBytes + 1024;
-  static_assert(kSmemBytes <= 227 * 1024, "shared memory");
-};
-static_assert(Tile<64, 1, 16, true, 4>::kBM == kGegluGemmTileRows && Tile<64, 1, 16, true, 4>::kTileOut == kGegluGemmTileOutputs,
-              "the host's tile geometry (tile.h): the default tiles");
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LAYA_GEGLU_GEMM_BODY 1
@@ -98,14 +53,50 @@ using dev::tma_load;
 using dev::wgmma_commit;
 using dev::wgmma_fence;
 using dev::wgmma_wait;
+
+// d[64] += A[64 x 16] . B[128 x 16]^T (m64n128k16, fp32 accumulators; scale_d 0 overwrites d). The
+// two 16-bit types differ only in the instruction's type suffix.
+#define LAYA_WGMMA_D64_REGS \
+  "{" "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24," \
+  "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46," \
+  "%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63" "}"
+#define LAYA_WGMMA_D64_OPERANDS \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), \
+    "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), \
+    "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), \
+    "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+    "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), \
+    "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), \
+    "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), \
+    "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define LAYA_WGMMA_M64N128K16(PTX_TYPE)                                                                 \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                            \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." PTX_TYPE "." PTX_TYPE " " LAYA_WGMMA_D64_REGS \
+               ", %64, %65, p, 1, 1, 0, 0;\n}\n"                                                      \
+               : LAYA_WGMMA_D64_OPERANDS                                                                \
+               : "l"(da), "l"(db), "r"(scale_d))
+template <class T>
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db, int scale_d) {
+  if constexpr (std::is_same_v<T, __half>)
+    LAYA_WGMMA_M64N128K16("f16");
+  else
+    LAYA_WGMMA_M64N128K16("bf16");
+}
+#undef LAYA_WGMMA_M64N128K16
+#undef LAYA_WGMMA_D64_OPERANDS
+#undef LAYA_WGMMA_D64_REGS
 #endif
 
 #ifdef LAYA_GEGLU_GEMM_BODY
+// The epilogue of a tile, in kChunks chunks of two outputs (one 4-byte store) per thread.
+constexpr int kChunks = 16;
+
 // Two GeGLU outputs from packed (act, mul) pairs — both halves already rounded to T, act in the low
 // one — exactly as geglu_kernel computes them, T(T(gelu(act)) * mul), packed for one store. bf16:
 // both table lookups are issued before either is used; an act outside the shared table (|act| <
 // 2^-16 or >= 16, infinities, NaNs) is read from the global table of every pattern (gelu_all) in
-// a branch taken rarely. That table, not the computed form, keeps the unrolled chunks small:
+// a branch taken rarely. That table, not the computed form, keeps the 16 unrolled chunks small:
 // with erf's code in each of them the kernel spilled, and its MMA loop ran 4.5 us a call slower at
 // 4x464 (docs/benchmarks/cuda.md item 168).
 template <class T>
@@ -145,52 +136,40 @@ __device__ __forceinline__ uint32_t geglu_of_pairs(uint32_t p0, uint32_t p1, uin
 // Epilogue chunk j (0..kChunks-1; a constant once the callers' loops are unrolled) of a finished tile:
 // accumulator chunk j / 2 holds columns 8 (j / 2) .. 8 (j / 2) + 7 of the tile, of which this thread
 // holds two in rows row0 and row0 + 8; chunk j is the pair in row row0 + 8 (j % 2), from the packed
-// (act, mul) pairs p0, p1 (pairs 2j and 2j + 1: accumulator q = 4i + 2h + e is row + 8h, column
-// 8i + e, and its mul partner is accumulator q + kPairs). kCheckCols: columns past inter (an
-// 80-output tile's last one where inter is not a multiple of 80) are not stored.
-template <class T, bool kCheckCols>
-__device__ __forceinline__ void epilogue_chunk(int j, uint32_t p0, uint32_t p1, T* out, int row0, int col0, int m,
+// pairs pk[2j], pk[2j + 1] (register 4i + 2h + e of the accumulators: row + 8h, column 8i + e).
+template <class T>
+__device__ __forceinline__ void epilogue_chunk(int j, const uint32_t (&pk)[32], T* out, int row0, int col0, int m,
                                                int inter, uint32_t lut_at, const uint16_t* __restrict__ gelu_all) {
-  const int r = row0 + 8 * (j & 1), c = col0 + 8 * (j >> 1);
-  if (r < m && (!kCheckCols || c < inter))
-    *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + c) = geglu_of_pairs<T>(p0, p1, lut_at, gelu_all);
+  const int r = row0 + 8 * (j & 1);
+  if (r < m)
+    *reinterpret_cast<uint32_t*>(out + static_cast<size_t>(r) * inter + col0 + 8 * (j >> 1)) =
+        geglu_of_pairs<T>(pk[2 * j], pk[2 * j + 1], lut_at, gelu_all);
 }
 #endif
 
-// 64-output tiles: a tile's epilogue runs in kChunks chunks during the first kChunks k-tiles of the
-// CTA's next tile, between issuing each k-tile's MMAs and waiting for them, so the tensor cores work
-// while the GeGLU outputs are computed and stored (the CTA's last tile: after its loop). For that
-// the finished accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding
-// the epilogue applies anyway, so the outputs are bitwise those of an epilogue right after the
-// tile's MMAs, which left the tensor cores idle for 15-20 % of the kernel (docs/benchmarks/cuda.md
-// item 43). 80-output tiles run it, or its last half, right after the tile's MMAs (Tile:
-// registers); the outputs are the same bits (each output the same MMAs over K in the same order).
-template <class T, int kOut, int kCols, int kDefer, bool kProducer, int kRing>
-__global__ void __launch_bounds__(Tile<kOut, kCols, kDefer, kProducer, kRing>::kThreads, 1)
+// A tile's epilogue runs in kChunks chunks during the first kChunks k-tiles of the CTA's next tile,
+// between issuing each k-tile's MMAs and waiting for them, so the tensor cores work while the GeGLU
+// outputs are computed and stored (the CTA's last tile: after its loop). For that the finished
+// accumulators are first packed into 32 (act, mul) pairs rounded to T — the rounding the epilogue
+// applies anyway, so the outputs are bitwise those of an epilogue right after the tile's MMAs, which
+// left the tensor cores idle for 15-20 % of the kernel (docs/benchmarks/cuda.md item 43).
+template <class T>
+__global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, T* out,
                       int m, int k, int inter, int mma_rows, const uint16_t* __restrict__ gelu_all) {
 #ifdef LAYA_GEGLU_GEMM_BODY
-  using L = Tile<kOut, kCols, kDefer, kProducer, kRing>;
-  constexpr int kBM = L::kBM, kATile = L::kATile, kTileOut = L::kTileOut, kStages = L::kStages;
-  constexpr int kChunks = L::kChunks, kPairs = L::kPairs, kStageBytes = L::kStageBytes;
-  // Deferred: the first kChunks k-tiles of a tile each carry one chunk of the previous tile's
-  // epilogue (unrolled: the chunks index pk by constants).
-  constexpr int kCarriers = L::kDeferChunks;
-  constexpr bool kCheckCols = kOut != 64;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
   uint64_t* empty = full + kStages;
-  uint32_t* releases = reinterpret_cast<uint32_t*>(empty + kStages);  // without a producer warpgroup
-  uint16_t* gelu_lut = reinterpret_cast<uint16_t*>(reinterpret_cast<unsigned char*>(releases) + L::kReleaseBytes);  // bf16 bits, [sign][exponent][mantissa]
+  uint16_t* gelu_lut = reinterpret_cast<uint16_t*>(empty + kStages);  // bf16 bits, [sign][exponent][mantissa]
   uint32_t lut_at;  // opaque to the compiler, which would otherwise rebuild the address at every lookup
   asm("mov.u32 %0, %1;" : "=r"(lut_at) : "r"(smem_u32(gelu_lut)));
-  const int k_tiles = k / kBK, n_tiles = (inter + kTileOut - 1) / kTileOut, tiles = n_tiles * ((m + kBM - 1) / kBM);
+  const int k_tiles = k / kBK, n_tiles = inter / kBN, tiles = n_tiles * ((m + kBM - 1) / kBM);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);  // the producer's expect_tx arrival; the bytes complete it
       mbar_init(&empty[s], 4 * kConsumers);  // one arrival per consumer warp
-      releases[s] = 0;
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -200,47 +179,17 @@ __global__ void __launch_bounds__(Tile<kOut, kCols, kDefer, kProducer, kRing>::k
   // DRAM: the longest trip of the kernel's start), and the consumers copy the GELU table into shared
   // memory from the table of every pattern (its two 5 KB ranges; the same entries gelu_lut_entry
   // computes) — computing them here took ≈ 1.6 us after the wait, and the first stage's W boxes
-  // arrived ≈ 1.9 us after it. The copy is waited for only before the first epilogue chunk
-  // (table_ready below).
+  // arrived ≈ 1.9 us after it. The copy is waited for only before the first epilogue chunk, after
+  // the CTA's first tile (table_ready below).
   const int wg = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
   const int early = k_tiles < kStages ? k_tiles : kStages;  // the grid holds at most `tiles` CTAs
-  // The loads: one thread of the producer warpgroup, or (80 outputs) the consumers' first thread.
-  const bool producer = L::kProducerWarpgroup ? wg == kConsumers && tid == 0 : threadIdx.x == 0;
-  // A stage's W boxes: for each consumer's part of the tile's columns, its act rows, then their mul
-  // rows (past 2 inter: zeros, by TMA).
-  auto load_w = [&](unsigned char* st, uint64_t* bar, int i, int n0) {
-#pragma unroll
-    for (int g = 0; g < kCols; ++g) {
-      tma_load(st + kATile + g * L::kBPart, &w_map, bar, i * kBK, n0 + g * kOut);
-      tma_load(st + kATile + g * L::kBPart + L::kBPart / 2, &w_map, bar, i * kBK, inter + n0 + g * kOut);
-    }
-  };
-  // Persistent: CTA b takes tiles b, b + grid, ... (output column tiles fastest, so the CTAs of a
-  // wave share A rows), k_tiles k-tiles each; the stage ring runs on across tiles, so the producer
-  // loads the next tile's first stages while the consumers finish this one and run its epilogue.
-  // produce(p) fills stage p % kStages with the CTA's k-tile p once every consumer warp released it
-  // (with a producer warpgroup it waits for that; without one it is called by the last warp to
-  // release the stage: release below).
-  const int cta_k_tiles = k_tiles * ((tiles - static_cast<int>(blockIdx.x) + static_cast<int>(gridDim.x) - 1) /
-                                     static_cast<int>(gridDim.x));
-  auto produce = [&](int p) {
-    if (p >= cta_k_tiles) return;
-    const int t = static_cast<int>(blockIdx.x) + p / k_tiles * static_cast<int>(gridDim.x), i = p % k_tiles;
-    const int s = p % kStages;
-    unsigned char* st = smem + s * kStageBytes;
-    if (p >= early) {  // (else its W boxes are on their way, and the stage's bytes expected)
-      if (L::kProducerWarpgroup && p >= kStages) mbar_wait(&empty[s], ((p / kStages) - 1) & 1);
-      mbar_expect_tx(&full[s], kStageBytes);
-    }
-    tma_load(st, &a_map, &full[s], i * kBK, (t / n_tiles) * kBM);
-    if (p >= early) load_w(st, &full[s], i, (t % n_tiles) * kTileOut);
-  };
-  if (producer) {
-    const int n0 = (static_cast<int>(blockIdx.x) % n_tiles) * kTileOut;
+  if (wg == kConsumers && tid == 0) {
+    const int n0 = (static_cast<int>(blockIdx.x) % n_tiles) * kBN;
     for (int i = 0; i < early; ++i) {
       unsigned char* st = smem + i * kStageBytes;
       mbar_expect_tx(&full[i], kStageBytes);
-      load_w(st, &full[i], i, n0);
+      tma_load(st + kATile, &w_map, &full[i], i * kBK, n0);                      // act rows
+      tma_load(st + kATile + kBTile / 2, &w_map, &full[i], i * kBK, inter + n0);  // their mul rows
     }
   }
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
@@ -253,40 +202,36 @@ __global__ void __launch_bounds__(Tile<kOut, kCols, kDefer, kProducer, kRing>::k
     }
   }
   dev::pdl_prologue();  // the activations come from the previous kernel
-  if constexpr (L::kProducerWarpgroup) {
-    if (wg == kConsumers) {  // the producer warpgroup
-      asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
-      if (tid == 0)
-        for (int p = 0; p < cta_k_tiles; ++p) produce(p);
-      return;
+  // Persistent: CTA b takes tiles b, b + grid, ... (output column tiles fastest, so the CTAs of a
+  // wave share A rows). The stage ring runs on across tiles: the producer loads the next tile's
+  // first stages while the consumers finish this one and run its epilogue.
+  if (wg == kConsumers) {  // the producer warpgroup; one thread issues the loads
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
+    if (tid == 0) {
+      int it = 0;
+      for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+        const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
+        for (int i = 0; i < k_tiles; ++i, ++it) {
+          const int s = it % kStages;
+          unsigned char* st = smem + s * kStageBytes;
+          if (it < early) {  // its W boxes are on their way
+            tma_load(st, &a_map, &full[s], i * kBK, m0);
+            continue;
+          }
+          if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) - 1) & 1);
+          mbar_expect_tx(&full[s], kStageBytes);
+          tma_load(st, &a_map, &full[s], i * kBK, m0);
+          tma_load(st + kATile, &w_map, &full[s], i * kBK, n0);                      // act rows
+          tma_load(st + kATile + kBTile / 2, &w_map, &full[s], i * kBK, inter + n0);  // their mul rows
+        }
+      }
     }
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+    return;
   }
-  // Without a producer warpgroup, the consumers' first thread issues the first stages' loads, and
-  // each later stage's are issued by the warp that releases the stage last.
-  if constexpr (!L::kProducerWarpgroup) {
-    if (producer)
-      for (int p = 0; p < kStages; ++p) produce(p);
-  }
-  // This warp is done with the CTA's k-tile r (its MMAs on the stage completed): with a producer
-  // warpgroup it arrives on the stage's empty barrier; without one, the warp whose release is the
-  // stage's last (a shared counter) refills it with k-tile r + kStages at once. The counter's reset
-  // reaches the other warps before their next release of the stage: that needs the refill's full
-  // barrier, which the refill's arrival (a release) completes.
-  auto release = [&](int r) {
-    if (threadIdx.x % 32 != 0) return;
-    const int s = r % kStages;
-    if constexpr (L::kProducerWarpgroup) {
-      mbar_arrive(&empty[s]);
-    } else if (atomicAdd(&releases[s], 1u) == 4 * kConsumers - 1) {
-      releases[s] = 0;
-      produce(r + kStages);
-    }
-  };
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
   // The GELU table's copy, complete and visible to every consumer: once, before the CTA's first
-  // epilogue chunk (deferred: its second tile, or the epilogue after its loop; else its first
-  // tile's epilogue). Named barrier 1 joins the consumer warpgroups only; every consumer reaches it
-  // at the same tile, whatever path it takes.
+  // epilogue chunk (its second tile, or the epilogue after its loop). Named barrier 1 joins the
+  // consumer warpgroups only; every consumer reaches it at the same tile, whatever path it takes.
   auto table_ready = [] {
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
       dev::cp_async_wait<0>();
@@ -294,16 +239,19 @@ __global__ void __launch_bounds__(Tile<kOut, kCols, kDefer, kProducer, kRing>::k
     }
   };
   int tiles_done = 0;
-  const int c = wg / kCols, cg = wg % kCols;  // this consumer's 64 rows of each tile, and its part of the columns
+  const int c = wg;  // this consumer's 64 rows of each tile
   const int warp = tid >> 5, lane = tid & 31;
-  const int row_in_tile = c * 64 + warp * 16 + (lane >> 2), col_in_tile = cg * kOut + 2 * (lane & 3);
-  uint32_t pk[kCarriers > 0 ? 2 * kCarriers : 1];  // the deferred chunks' (act, mul) pairs, rounded to T
-  int pk_row = -1, pk_col = 0;             // where they go (pk_row < 0: nothing pending)
+  // Accumulator chunk i (columns 8i..8i+7) holds act columns for i < 8 and their mul partners for
+  // i + 8; register 4i + 2h + e is row (warp row + 8h), column 8i + 2 (lane % 4) + e.
+  const int row_in_tile = c * 64 + warp * 16 + (lane >> 2), col_in_tile = 2 * (lane & 3);
+  uint32_t pk[32];             // the finished tile's (act, mul) pairs, rounded to T
+  int pk_row = -1, pk_col = 0;  // where they go (pk_row < 0: nothing pending)
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x), ++tiles_done) {
-    if (kCarriers == kChunks ? tiles_done == 1 : tiles_done == 0) table_ready();
-    const int n0 = (t % n_tiles) * kTileOut, m0 = (t / n_tiles) * kBM;
-    const bool pending = kCarriers > 0 && pk_row >= 0;
+    if (tiles_done == 1) table_ready();
+    const int n0 = (t % n_tiles) * kBN, m0 = (t / n_tiles) * kBM;
+    // The first kChunks k-tiles each carry one chunk of the previous tile's epilogue.
+    const bool pending = pk_row >= 0;
     // A consumer whose 64 rows of the tile all lie at or past mma_rows (the last row tile of an M
     // that is not a multiple of 256, where skips_rows_past_m) issues no MMAs — its rows are never
     // stored — but still waits for each stage and releases it, so the ring runs as for the others,
@@ -315,82 +263,65 @@ __global__ void __launch_bounds__(Tile<kOut, kCols, kDefer, kProducer, kRing>::k
       auto pass = [&] {  // one k-tile's stage, waited for and released
         const int s = it % kStages;
         mbar_wait(&full[s], (it / kStages) & 1);
-        release(it);
+        if (lane == 0) mbar_arrive(&empty[s]);
         ++it;
       };
 #pragma unroll
-      for (int i = 0; i < kCarriers; ++i) {
+      for (int i = 0; i < kChunks; ++i) {  // unrolled: the chunks index pk by constants
         if (i < k_tiles) pass();
-        if (pending) epilogue_chunk<T, kCheckCols>(i, pk[2 * i], pk[2 * i + 1], out, pk_row, pk_col, m, inter, lut_at, gelu_all);
+        if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);
       }
-      for (int i = kCarriers; i < k_tiles; ++i) pass();
+      for (int i = kChunks; i < k_tiles; ++i) pass();
       pk_row = -1;
       continue;
     }
-    float acc[L::kAcc];
+    float acc[64];
 #pragma unroll
-    for (int j = 0; j < L::kAcc; ++j) acc[j] = 0.f;
+    for (int j = 0; j < 64; ++j) acc[j] = 0.f;
     // k-tile i: wait for its stage and issue its MMAs; then keep them in flight and release the
     // previous k-tile's stage once its MMAs are done, so the warpgroup issues the next ones without
     // draining the tensor pipe.
     auto mma = [&] {
       const int s = it % kStages;
       mbar_wait(&full[s], (it / kStages) & 1);
-      const unsigned char* a_tile = smem + s * kStageBytes + c * (kATile / L::kRowGroups);
-      const unsigned char* b_tile = smem + s * kStageBytes + kATile + cg * L::kBPart;
+      const unsigned char* a_tile = smem + s * kStageBytes + c * (kATile / kConsumers);
+      const unsigned char* b_tile = smem + s * kStageBytes + kATile;
       wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < kBK / 16; ++kk) {
-        if constexpr (L::kSplitMma) {  // the act rows into acc[0, kPairs), their mul rows into the rest
-          using Half = float[L::kAcc / 2];
-          dev::wgmma_m64nNk16_ss<T, L::kN / 2>(*reinterpret_cast<Half*>(acc), sw128_desc(a_tile + kk * 32),
-                                                sw128_desc(b_tile + kk * 32));
-          dev::wgmma_m64nNk16_ss<T, L::kN / 2>(*reinterpret_cast<Half*>(acc + L::kAcc / 2), sw128_desc(a_tile + kk * 32),
-                                                sw128_desc(b_tile + L::kBPart / 2 + kk * 32));
-        } else {
-          dev::wgmma_m64nNk16_ss<T, L::kN>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32));
-        }
-      }
+      for (int kk = 0; kk < kBK / 16; ++kk)
+        wgmma_m64n128k16<T>(acc, sw128_desc(a_tile + kk * 32), sw128_desc(b_tile + kk * 32), 1);
       wgmma_commit();
     };
     auto retire = [&](int i) {
       wgmma_wait<1>();
-      if (i > 0) release(it - 1);
+      if (i > 0 && lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
       ++it;
     };
 #pragma unroll
-    for (int i = 0; i < kCarriers; ++i) {
+    for (int i = 0; i < kChunks; ++i) {
       if (i < k_tiles) mma();
-      if (pending) epilogue_chunk<T, kCheckCols>(i, pk[2 * i], pk[2 * i + 1], out, pk_row, pk_col, m, inter, lut_at, gelu_all);
+      if (pending) epilogue_chunk<T>(i, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);
       if (i < k_tiles) retire(i);
     }
-    for (int i = kCarriers; i < k_tiles; ++i) {
+    for (int i = kChunks; i < k_tiles; ++i) {
       mma();
       retire(i);
     }
     wgmma_wait<0>();
-    release(it - 1);
+    if (lane == 0) mbar_arrive(&empty[(it - 1) % kStages]);
 #pragma unroll
-    for (int j = 0; j < L::kAcc; ++j) dev::fence_reg(acc[j]);  // read only after the wait
+    for (int j = 0; j < 64; ++j) dev::fence_reg(acc[j]);  // read only after the wait
 #pragma unroll
-    for (int q = 0; q < 2 * kCarriers; ++q) pk[q] = dev::pack16<T>(acc[q], acc[q + kPairs]);
-    if constexpr (kCarriers > 0) {
-      pk_row = m0 + row_in_tile;
-      pk_col = n0 + col_in_tile;
-    }
+    for (int i = 0; i < 8; ++i)
 #pragma unroll
-    for (int j = kCarriers; j < kChunks; ++j)
-      epilogue_chunk<T, kCheckCols>(j, dev::pack16<T>(acc[2 * j], acc[2 * j + kPairs]),
-                                    dev::pack16<T>(acc[2 * j + 1], acc[2 * j + 1 + kPairs]), out, m0 + row_in_tile,
-                                    n0 + col_in_tile, m, inter, lut_at, gelu_all);
+      for (int j = 0; j < 4; ++j) pk[4 * i + j] = dev::pack16<T>(acc[4 * i + j], acc[4 * (i + 8) + j]);
+    pk_row = m0 + row_in_tile;
+    pk_col = n0 + col_in_tile;
   }
-  if constexpr (kCarriers > 0) {
-    if (kCarriers == kChunks && tiles_done == 1) table_ready();
-    if (pk_row >= 0) {
+  if (tiles_done == 1) table_ready();
+  if (pk_row >= 0) {
 #pragma unroll
-      for (int j = 0; j < kCarriers; ++j)
-        epilogue_chunk<T, kCheckCols>(j, pk[2 * j], pk[2 * j + 1], out, pk_row, pk_col, m, inter, lut_at, gelu_all);
-    }
+    for (int j = 0; j < kChunks; ++j) epilogue_chunk<T>(j, pk, out, pk_row, pk_col, m, inter, lut_at, gelu_all);
   }
 #endif
 }
@@ -398,8 +329,8 @@ __global__ void __launch_bounds__(Tile<kOut, kCols, kDefer, kProducer, kRing>::k
 }  // namespace
 
 bool geglu_gemm_supported(int32_t k, int32_t inter) {
-  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16, 64, 1, 16, true, 4>) && tma_encode_available();
-  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % 64 == 0;
+  static const bool device_ok = sm90a_kernel_runs(geglu_gemm_kernel<__nv_bfloat16>) && tma_encode_available();
+  return device_ok && k > 0 && k % kBK == 0 && inter > 0 && inter % kBN == 0;
 }
 
 // Whether the warpgroups without rows skip their MMAs (GegluGemmArgs::skip_rows_past_m): only where
@@ -409,72 +340,42 @@ bool geglu_gemm_supported(int32_t k, int32_t inter) {
 // such tiles and 23 full ones) skipping cannot shorten the kernel (measured +0.012, within noise),
 // so its kernel stays as it was.
 template <class T>
-bool skips_rows_past_m(const GegluGemmArgs<T>& a, int grid, int tile_rows, int tile_outputs) {
-  const int row_tiles = (a.m + tile_rows - 1) / tile_rows, n_tiles = (a.inter + tile_outputs - 1) / tile_outputs;
-  const int tiles = row_tiles * n_tiles;
+bool skips_rows_past_m(const GegluGemmArgs<T>& a, int grid) {
+  const int row_tiles = (a.m + kBM - 1) / kBM, n_tiles = a.inter / kBN, tiles = row_tiles * n_tiles;
   const int last_round = tiles - (tiles - 1) / grid * grid;
-  return a.skip_rows_past_m && a.m % tile_rows != 0 && a.m % tile_rows <= tile_rows - 64 && last_round <= n_tiles;
-}
-
-template <class T, int kOut, int kCols, int kDefer, bool kProducer, int kRing = 4>
-void launch_geglu_gemm_tiles(const GegluGemmArgs<T>& a, cudaStream_t stream) {
-  using L = Tile<kOut, kCols, kDefer, kProducer, kRing>;
-  constexpr auto kernel = geglu_gemm_kernel<T, kOut, kCols, kDefer, kProducer, kRing>;
-  static const bool configured = [] {
-    LAYA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
-    return true;
-  }();
-  (void)configured;
-  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, L::kBM);
-  const CUtensorMap w_map = tma_tensor_map(a.w, 2 * a.inter, a.k, kOut);
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
-    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
-  const int tiles = (a.inter + L::kTileOut - 1) / L::kTileOut * ((a.m + L::kBM - 1) / L::kBM);
-  // One CTA per SM (shared memory), or fewer when the caller caps the grid.
-  const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
-  const int mma_rows = skips_rows_past_m(a, static_cast<int>(grid.x), L::kBM, L::kTileOut)
-                           ? a.m
-                           : (a.m + L::kBM - 1) / L::kBM * L::kBM;
-  launch_kernel_smem(kernel, grid, dim3(L::kThreads), L::kSmemBytes, stream, true, a_map, w_map, a.out, a.m, a.k,
-                     a.inter, mma_rows, a.gelu_all);
-  LAYA_CUDA_CHECK_LAUNCH();
+  return a.skip_rows_past_m && a.m % kBM != 0 && a.m % kBM <= kBM - 64 && last_round <= n_tiles;
 }
 
 template <class T>
 void launch_geglu_gemm(const GegluGemmArgs<T>& a, cudaStream_t stream) {
   LAYA_REQUIRE(a.in && a.w && a.out && a.m >= 0 && geglu_gemm_supported(a.k, a.inter), ErrorKind::internal,
                "geglu_gemm: unsupported call (m {}, k {}, inter {})", a.m, a.k, a.inter);
-  const bool t256 = a.tile_rows == 256, t128x80 = a.tile_rows == 128 && a.tile_outputs == 80;
-  LAYA_REQUIRE((t256 && (a.tile_outputs == 40 || a.tile_outputs == 64 || a.tile_outputs == 80)) || t128x80,
-               ErrorKind::internal, "geglu_gemm: tiles of {} x {} (256 x 40, 64 or 80; 128 x 80)", a.tile_rows,
-               a.tile_outputs);
-  LAYA_REQUIRE(!(a.producer_warpgroup && a.defer_half), ErrorKind::internal,
-               "geglu_gemm: 80-output tiles with a producer warpgroup run their epilogue after each tile");
-  LAYA_REQUIRE(!(a.producer_warpgroup || a.defer_half) || (t256 && a.tile_outputs == 80), ErrorKind::internal,
-               "geglu_gemm: producer_warpgroup and defer_half choose among the 256 x 80 tiles' forms");
-  LAYA_REQUIRE(a.stages == 4 || (a.stages == 5 && a.tile_outputs / (t128x80 ? 2 : 1) == 40), ErrorKind::internal,
-               "geglu_gemm: {} stages (4; 5 for the tiles of 40-output parts)", a.stages);
   LAYA_REQUIRE((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.w)) % 16 == 0, ErrorKind::internal,
                "geglu_gemm: operands must be 16-byte aligned");
   LAYA_REQUIRE(a.gelu_all != nullptr || !(std::is_same_v<T, __nv_bfloat16>), ErrorKind::internal,
                "geglu_gemm: bf16 needs the GELU table of every pattern (launch_fill_gelu_all)");
   if (a.m == 0) return;
-  if (t128x80)
-    a.stages == 5 ? launch_geglu_gemm_tiles<T, 40, 2, 10, true, 5>(a, stream) : launch_geglu_gemm_tiles<T, 40, 2, 10, true>(a, stream);
-  else if (a.tile_outputs == 40)
-    a.stages == 5 ? launch_geglu_gemm_tiles<T, 40, 1, 10, true, 5>(a, stream) : launch_geglu_gemm_tiles<T, 40, 1, 10, true>(a, stream);
-  else if (a.tile_outputs == 64)
-    launch_geglu_gemm_tiles<T, 64, 1, 16, true>(a, stream);
-  else if (a.producer_warpgroup)
-    launch_geglu_gemm_tiles<T, 80, 1, 0, true>(a, stream);
-  else if (a.defer_half)
-    launch_geglu_gemm_tiles<T, 80, 1, 10, false>(a, stream);
-  else
-    launch_geglu_gemm_tiles<T, 80, 1, 0, false>(a, stream);
+  static const bool configured = [] {
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    LAYA_CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    return true;
+  }();
+  (void)configured;
+  const CUtensorMap a_map = tma_tensor_map(a.in, a.m, a.k, kBM);
+  const CUtensorMap w_map = tma_tensor_map(a.w, 2 * a.inter, a.k, kBN);
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    LAYA_CUDA_CHECK(cudaGetDevice(&dev));
+    LAYA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+  }();
+  const int tiles = (a.inter / kBN) * ((a.m + kBM - 1) / kBM);
+  // One CTA per SM (shared memory), or fewer when the caller caps the grid.
+  const dim3 grid(static_cast<unsigned>(std::min(tiles, a.max_ctas > 0 ? std::min(a.max_ctas, sms) : sms)));
+  const int mma_rows = skips_rows_past_m(a, static_cast<int>(grid.x)) ? a.m : (a.m + kBM - 1) / kBM * kBM;
+  launch_kernel_smem(geglu_gemm_kernel<T>, grid, dim3(kThreads), kSmemBytes, stream, true, a_map, w_map, a.out, a.m,
+                     a.k, a.inter, mma_rows, a.gelu_all);
+  LAYA_CUDA_CHECK_LAUNCH();
 }
 
 template void launch_geglu_gemm<__nv_bfloat16>(const GegluGemmArgs<__nv_bfloat16>&, cudaStream_t);

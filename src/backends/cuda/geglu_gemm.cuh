@@ -14,10 +14,6 @@
 // Measured on the H200 (docs/benchmarks/cuda.md items 26 and 43): 125 us a call at 16x512 (about
 // nvjet's rate for the GEMM alone), faster than cuBLASLt + GeGLU from 1,280 tokens, slower at 1,152
 // and 1,024 (a second wave of 256-row tiles mostly idle), so the engine uses it from 1,280 tokens.
-// Experiments (docs/benchmarks/cuda.md items 223-225): tiles of 256 rows x 80 outputs (tile_outputs),
-// which take 1,792-2,048 and 2,560-3,072 tokens in fewer rounds, with or without a producer
-// warpgroup; and tiles of 256 x 40 or 128 x 80 outputs (tile_rows), which take 257-512 tokens in one
-// full round of 132 tiles (english) where the 256 x 64 tiles fill 82 of 132 SMs.
 #pragma once
 
 #include <cstdint>
@@ -43,22 +39,6 @@ struct GegluGemmArgs {
   // each CTA copies its shared table (|act| in [2^-16, 16)) from it and reads the activations
   // outside that range from it. Unused for fp16.
   const uint16_t* gelu_all = nullptr;
-  // GeGLU outputs a tile: 64 (the 256 x 64 tiles above), 80 (256 x 80: W tiles of 160 rows, the
-  // epilogue after each tile; geglu_gemm_tile_outputs, bucket.h, picks 64 or 80 by the rounds of
-  // tiles) or 40 (256 x 40: W tiles of 80 rows, one m64n80k16 a k-step, the epilogue deferred as
-  // for 64; experiment, item 225).
-  int32_t tile_outputs = 64;
-  // Rows a tile: 256, or 128 with tile_outputs 80 — each consumer warpgroup then 64 rows x 40
-  // outputs, one m64n80k16 a k-step (experiment, item 225; tile_outputs 40 is the same part on 256-row
-  // tiles).
-  int32_t tile_rows = 256;
-  // The TMA ring's stages: 4, or 5 for the tiles of 40-output parts (experiment, item 225).
-  int32_t stages = 4;
-  // 80-output tiles: half the epilogue runs during the next tile's first k-tiles (experiment).
-  bool defer_half = false;
-  // 80-output tiles with a producer warpgroup (640 threads, the consumers at 112 registers by
-  // setmaxnreg) instead of the last releasing warp refilling each stage (experiment).
-  bool producer_warpgroup = false;
 };
 
 // Whether the fused kernel can run these dimensions on the current device (sm_90 built as sm_90a,

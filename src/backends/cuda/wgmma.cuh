@@ -157,11 +157,9 @@ __device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[8][4], uint64_t da
 #undef LAYA_WGMMA_D8X4_OPERANDS
 #undef LAYA_WGMMA_D8X4_REGS
 
-// d[N / 2] += A[64 x 16] . B[N x 16]^T (wgmma m64nNk16, N = 16, 32, 48, 64, 80, 128, 160 or 256 —
-// 128 and 160 (or 80 twice) for the fused GeGLU GEMM's tiles of 64 and 80 outputs, 256 for laya_bench_wgmma_loop;
-// both operands by descriptor, K-major; fp32 accumulators): d[4c + 2h + e] is row 16 w + lane / 4
-// + 8 h, column 8c + 2 (lane % 4) + e of the 64 x N tile (w: the warp in the warpgroup). The small
-// GEMMs' MMA and the fused GeGLU GEMM's.
+// d[N / 2] += A[64 x 16] . B[N x 16]^T (wgmma m64nNk16, N = 16, 32, 48, 64, 128 or 256 — 256 for laya_bench_wgmma_loop; both operands by
+// descriptor, K-major; fp32 accumulators): d[4c + 2h + e] is row 16 w + lane / 4 + 8 h, column
+// 8c + 2 (lane % 4) + e of the 64 x N tile (w: the warp in the warpgroup). The small GEMMs' MMA.
 template <class T, int N>
 __device__ __forceinline__ void wgmma_m64nNk16_ss(float (&d)[N / 2], uint64_t da, uint64_t db);
 #ifdef LAYA_HAS_WGMMA
@@ -192,13 +190,9 @@ LAYA_WGMMA_SS_SPECIALIZE(48, "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14
                          LAYA_WGMMA_D8(0), LAYA_WGMMA_D8(8), LAYA_WGMMA_D8(16))
 LAYA_WGMMA_SS_SPECIALIZE(64, "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}", 32, 33,
                          LAYA_WGMMA_D8(0), LAYA_WGMMA_D8(8), LAYA_WGMMA_D8(16), LAYA_WGMMA_D8(24))
-LAYA_WGMMA_SS_SPECIALIZE(80, "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39}", 40, 41,
-                         LAYA_WGMMA_D8(0), LAYA_WGMMA_D8(8), LAYA_WGMMA_D8(16), LAYA_WGMMA_D8(24), LAYA_WGMMA_D8(32))
 LAYA_WGMMA_SS_SPECIALIZE(128, "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}", 64, 65,
                          LAYA_WGMMA_D8(0), LAYA_WGMMA_D8(8), LAYA_WGMMA_D8(16), LAYA_WGMMA_D8(24), LAYA_WGMMA_D8(32), LAYA_WGMMA_D8(40),
                          LAYA_WGMMA_D8(48), LAYA_WGMMA_D8(56))
-LAYA_WGMMA_SS_SPECIALIZE(160, "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79}", 80, 81,
-                         LAYA_WGMMA_D8(0), LAYA_WGMMA_D8(8), LAYA_WGMMA_D8(16), LAYA_WGMMA_D8(24), LAYA_WGMMA_D8(32), LAYA_WGMMA_D8(40), LAYA_WGMMA_D8(48), LAYA_WGMMA_D8(56), LAYA_WGMMA_D8(64), LAYA_WGMMA_D8(72))
 LAYA_WGMMA_SS_SPECIALIZE(256, "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}", 128, 129,
                          LAYA_WGMMA_D8(0), LAYA_WGMMA_D8(8), LAYA_WGMMA_D8(16), LAYA_WGMMA_D8(24), LAYA_WGMMA_D8(32), LAYA_WGMMA_D8(40),
                          LAYA_WGMMA_D8(48), LAYA_WGMMA_D8(56), LAYA_WGMMA_D8(64), LAYA_WGMMA_D8(72), LAYA_WGMMA_D8(80), LAYA_WGMMA_D8(88),
