@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 47, call 1 (prepared; no GPU was lent in session 47). Build the experiment's commit 839fc89
-# (README), bundle, run. Supersedes session 46's call1.sh (839fc89 holds 7b138c0's forms too): the
+# Session 47, call 1 (prepared; no GPU was lent in session 47). Build the experiment's commit 03ba318
+# (README), bundle, run. Supersedes session 46's call1.sh (03ba318 holds 7b138c0's forms too): the
 # fused GeGLU GEMM's untested tile forms where the engine fuses (>= 1,280 tokens) — 256 x 80 with the
 # ring refilled by the last releasing warp (t80), + half the epilogue deferred (t80h), with a
 # producer warpgroup (t80p), 256 x 40 (t40) and 128 x 80 (t128), those two also with a ring of 5

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 47, call 2 (prepared). The same bundle as call 1 (839fc89). The fused GeGLU GEMM at 257-1,024
+# Session 47, call 2 (prepared). The same bundle as call 1 (03ba318). The fused GeGLU GEMM at 257-1,024
 # tokens, where the engine runs cuBLASLt + the GeGLU pass (LAYA_CUDA_GEGLU_GEMM_FROM=1280): fused
 # on the 256 x 64 tiles (f64; item 212 measured it slower: 82 tiles at 512 tokens leave 50 SMs idle),
 # on 256 x 40 (f40) and on 128 x 80 tiles (f128), both one full round of 132 tiles at 385-512
