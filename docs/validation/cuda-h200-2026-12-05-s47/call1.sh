@@ -6,7 +6,7 @@
 # producer warpgroup (t80p), 256 x 40 (t40) and 128 x 80 (t128), those two also with a ring of 5
 # stages (t40s5, t128s5) — their kernel tests first (a smoke
 # test: nothing else runs if they fail), the GPU tests, answers against the 64-output tiles' (the
-# same bytes expected), traces of 4x464 per form, the A/B at nine shapes (1x512, unfused, the control).
+# same bytes expected), traces of 4x464 per form, the A/B at seven shapes, three rounds (1x512, unfused, the control).
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
