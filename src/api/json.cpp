@@ -159,13 +159,19 @@ inline void append_utf8(std::string& out, uint32_t cp) {
   }
 }
 
+}  // namespace
+
+size_t utf8_bom_length(std::string_view text) { return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; }
+
+namespace {
+
 class Parser {
  public:
   Parser(std::string_view text, const ParseLimits& limits)
       : s_(reinterpret_cast<const unsigned char*>(text.data())), n_(text.size()), limits_(limits) {}
 
   Json run() {
-    if (n_ >= 3 && s_[0] == 0xEF && s_[1] == 0xBB && s_[2] == 0xBF) pos_ = 3;
+    pos_ = utf8_bom_length({reinterpret_cast<const char*>(s_), n_});
     skip_ws();
     if (pos_ >= n_) fail_syntax("expecting value");
     Json v = parse_value(1);

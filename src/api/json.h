@@ -114,6 +114,10 @@ class JsonParseError : public Error {
 // the position of the first occurrence. Throws JsonParseError; never recurses past max_depth.
 Json parse_json(std::string_view text, const ParseLimits& limits = {});
 
+// 3 if `text` starts with a UTF-8 byte order mark (which parse_json, as json.loads(bytes), skips),
+// else 0: shared with the batch route's array split so both accept the same bodies.
+size_t utf8_bom_length(std::string_view text);
+
 // Checks UTF-8 validity (no overlongs, no surrogates, <= U+10FFFF); returns the offset of the first
 // invalid byte or npos.
 size_t find_invalid_utf8(std::string_view s);
