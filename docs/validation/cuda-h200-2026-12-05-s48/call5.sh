@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 48, call 5 (prepared, not run: no device time left): branch t80p-rule (386343c: 256 x 80
+# Session 48, call 5 (prepared, not run: no device time left): branch t80p-rule (664d35a: 256 x 80
 # tiles with a producer warpgroup where they take fewer rounds, up to 1,920 tokens) against main —
 # its GPU tests (the kernel tests compare the 80-output tiles bitwise with the 64-output ones), the
 # same bytes as main's build end to end (english with the rule; english with the 64-output tiles
