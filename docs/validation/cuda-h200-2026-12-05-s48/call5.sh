@@ -5,7 +5,9 @@
 # same bytes as main's build end to end (english with the rule; english with the 64-output tiles
 # forced, i.e. the branch's rewritten 64-output kernel against main's), then main (laya-engine-base)
 # against the branch in interleaved rounds at the shapes the rule changes and at the fused shapes
-# it does not (the 64-output kernel's code changed with the generalisation).
+# it does not (the 64-output kernel's code changed with the generalisation; since session 49 —
+# branch 94847c4 — its SASS is main's again but for three independent moves' order in bf16, so
+# those shapes check the bundle, not the kernel: README, "Call 5").
 # Bundle: build main into build/cuda-h and the branch into its worktree's build/cuda-h, then
 #   LAYA_BASELINE_BIN=<main>/build/cuda-h/bin LAYA_BUNDLE_PROBES=none scripts/gpu/bundle.sh <branch>/build/cuda-h
 # from the branch's checkout (laya-engine = the branch, laya-engine-base = main).
