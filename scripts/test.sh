@@ -6,7 +6,9 @@
 #      machine: scripts/gpu/run_gpu_suite.sh)
 #   3. the parsers, tokenizer, checkpoint reader, request/row/answer code, runtime and CPU ops under
 #      AddressSanitizer + UBSan (dev preset): hostile input must never corrupt memory
-#   4. release build + every CPU test (ctest), last, so its summary closes the output
+#   4. the threaded code under ThreadSanitizer (scripts/tsan.sh: scheduler, HTTP server, the real
+#      binary under concurrent load): no data race
+#   5. release build + every CPU test (ctest), last, so its summary closes the output
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -37,6 +39,8 @@ for t in "${sanitized[@]}"; do
   echo "ASan+UBSan: $t"
   "build/dev/tests/$t" --gtest_brief=1
 done
+
+scripts/tsan.sh
 
 cmake --preset release
 cmake --build --preset release -j "$jobs"

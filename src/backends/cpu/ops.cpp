@@ -18,8 +18,11 @@
 // Hot loops are compiled for AVX-512 / AVX2 as well as the baseline and picked at run time, so the
 // binary stays portable while using the CPU it runs on. The loops are written as element-wise
 // axpy forms (no reductions across lanes), so the compiler vectorises them without reassociating
-// anything: results are identical on every clone.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+// anything: results are identical on every clone. Not under the sanitizers: their instrumented
+// ifunc resolvers run while the dynamic loader relocates, before the runtime is set up (TSan: a
+// segfault at start-up).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 #define LAYA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define LAYA_CLONES
