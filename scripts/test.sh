@@ -4,9 +4,9 @@
 #   2. builds the CUDA backend with nvcc (sm_90a + sm_80) when nvcc exists, runs its host-side tests
 #      and checks that the GPU tests start and skip loudly without a GPU (they run for real on a GPU
 #      machine: scripts/gpu/run_gpu_suite.sh)
-#   3. the parsers, tokenizer, checkpoint reader, request/row/answer code, runtime, CPU ops and HTTP
-#      server (in process and the real binary) under AddressSanitizer + UBSan (dev preset): hostile
-#      input must never corrupt memory
+#   3. the parsers, tokenizer, checkpoint reader, request/row/answer code, runtime, CPU ops, the CUDA
+#      engine's host-side logic and the HTTP server (in process and the real binary) under
+#      AddressSanitizer + UBSan (dev preset): hostile input must never corrupt memory
 #   4. the threaded code under ThreadSanitizer (scripts/tsan.sh: scheduler, HTTP server, the real
 #      binary under concurrent load): no data race
 #   5. release build + every CPU test (ctest), last, so its summary closes the output
@@ -33,7 +33,7 @@ else
 fi
 
 sanitized=(model/test_model checkpoint/test_checkpoint tokenizer/test_tokenizer api/test_api prompt/test_prompt
-           decode/test_decode engine/test_engine runtime/test_runtime backends/cpu/test_cpu_ops
+           decode/test_decode engine/test_engine runtime/test_runtime backends/cpu/test_cpu_ops gpu/test_cuda_host
            server/test_server server/test_server_acceptance)  # the last one drives an ASan-built laya-engine
 cmake --preset dev
 cmake --build --preset dev -j "$jobs" --target "${sanitized[@]##*/}"
