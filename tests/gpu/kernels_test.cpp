@@ -20,6 +20,7 @@
 #include "backends/cpu/ops.h"
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/attention.cuh"
+#include "backends/cuda/build_info.h"
 #include "backends/cuda/bus_copy.cuh"
 #include "backends/cuda/gemm.h"
 #include "backends/cuda/geglu_gemm.cuh"
@@ -203,22 +204,37 @@ void run_attention_case(const std::vector<int32_t>& lens, int32_t heads, int32_t
   for (int32_t split : {2, 4}) run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTile, split);
   // Tiles of 16 and 32 queries (small buckets): the 64-query kernel on the tile's first rows.
   for (int32_t tile : {16, 32}) run_attention_case_one<E>(lens, heads, window, seed, false, tile, tile == 16 ? 2 : 1);
-  if (attention_wgmma_supported()) {  // sm_90a (AttentionWgmmaFormRunsOnHopper checks that it is there)
+  if (attention_wgmma_supported()) {  // sm_90a (KernelImageSelectsTheHopperKernelsExactlyWhereItHasThem checks it)
     for (int32_t split : {1, 2, 4}) run_attention_case_one<E>(lens, heads, window, seed, false, kAttnTile, split, true);
     for (int32_t tile : {16, 32})
       for (int32_t split : {1, 2}) run_attention_case_one<E>(lens, heads, window, seed, false, tile, split, true);
   }
 }
 
-// The wgmma form must be selectable wherever its kernels were built for the GPU (compute
-// capability 9.x), so that the cases above never drop it silently on a Hopper machine.
-TEST(CudaKernels, AttentionWgmmaFormRunsOnHopper) {
+// The kernel image the runtime loads is the one the build and the device call for, and the Hopper
+// kernels are selected exactly where it is the sm_90a image: on a Hopper whose binary has it (so
+// that the cases above never drop the wgmma form silently there), never elsewhere — a build for
+// sm_90 without "a" or with PTX only reports binaryVersion 90 on a Hopper too, and there the
+// wgmma helpers trap — and launches are programmatic only where the kernels wait.
+TEST(CudaKernels, KernelImageSelectsTheHopperKernelsExactlyWhereItHasThem) {
   LAYA_REQUIRE_GPU();
-  int dev = 0, major = 0;
+  int dev = 0, major = 0, minor = 0;
   ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
   ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
-  if (major != 9) GTEST_SKIP() << "compute capability " << major << ".x: the wgmma attention form is sm_90a only";
-  EXPECT_TRUE(attention_wgmma_supported());
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), cudaSuccess);
+  const KernelImage image = current_kernel_image();
+  std::printf("[          ] built for %s; runs %s\n", compiled_architectures().c_str(),
+              describe_kernel_image(image).c_str());
+  EXPECT_GT(image.arch, 0);
+  EXPECT_GE(image.binary, image.arch);
+  EXPECT_LE(image.binary, 10 * major + minor);
+  const bool built_90a = compiled_architectures().find("90a") != std::string::npos;
+  EXPECT_EQ(image.sm90a, major == 9 && built_90a);
+  EXPECT_EQ(attention_wgmma_supported(), image.sm90a);
+  // (and the TMA kernels' tensor-map encoder, which every driver of CUDA 12 or later has)
+  EXPECT_EQ(small_gemm_supported(48, 1024, 1024, SmallGemmForm::plain), image.sm90a);
+  EXPECT_EQ(geglu_gemm_supported(1024, 2624), image.sm90a);
+  EXPECT_EQ(kernel_image_waits_for_pdl(), image.arch >= 90);
 }
 
 TYPED_TEST(CudaKernelsTyped, AttentionGlobalVarlen) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "backends/cuda/build_info.h"
 #include "backends/cuda/check.h"
 #include "backends/cuda/pdl.h"
 
@@ -16,7 +17,9 @@ namespace laya::cuda {
 template <typename... Params, typename... Args>
 void launch_kernel_smem(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                         bool allow_pdl, Args&&... args) {
-  const bool pdl = allow_pdl && stream != nullptr && pdl_for_next_launch();  // only on the engine's own stream
+  // Only on the engine's own stream, and only where the kernels wait (dev::pdl_prologue compiles to
+  // nothing in an image for an architecture before sm_90, e.g. PTX for sm_80 run on a Hopper).
+  const bool pdl = allow_pdl && stream != nullptr && pdl_for_next_launch() && kernel_image_waits_for_pdl();
   pdl_last_launch_own() = allow_pdl && stream != nullptr;  // allow_pdl: the kernel starts with pdl_prologue
   if (!pdl) {
     kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);

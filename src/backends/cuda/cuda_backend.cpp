@@ -511,6 +511,13 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
   LAYA_REQUIRE(kernels_runnable_on_current_device(&why), ErrorKind::unavailable,
                "GPU {} (compute capability {}.{}) is not supported by this binary's kernels (built for {}): {}",
                prop.name, prop.major, prop.minor, compiled_architectures(), why);
+  const KernelImage image = current_kernel_image();
+  if (prop.major == 9 && !image.sm90a)
+    spdlog::warn("cuda: {} runs {}: this binary has no sm_90a kernels (built for {}), so the Hopper ones are off "
+                 "(build with CMAKE_CUDA_ARCHITECTURES=90a-real for them)",
+                 prop.name, describe_kernel_image(image), compiled_architectures());
+  else
+    spdlog::info("cuda: {} runs {}", prop.name, describe_kernel_image(image));
   size_t free_b = 0, total_b = 0;
   LAYA_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   total_mem_ = static_cast<int64_t>(total_b);
@@ -601,9 +608,10 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_in_dev), ws_.host_in, 0));
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_out_dev), ws_.host_out, 0));
     bus_io_ = env_int("LAYA_CUDA_BUS_IO", kBusIo ? 1 : 0) != 0;
-    // The stand-in kernel hangs on a programmatic edge: compute capability 9.0 or later.
-    gemm_memset_kernels_ =
-        prop.major >= 9 && env_int("LAYA_CUDA_GEMM_MEMSET_KERNELS", kGemmMemsetKernels ? 1 : 0) != 0;
+    // The stand-in kernel hangs on a programmatic edge: compute capability 9.0 or later, and kernels
+    // that wait on it (compiled for sm_90 or later: kernel_image_waits_for_pdl).
+    gemm_memset_kernels_ = prop.major >= 9 && kernel_image_waits_for_pdl() &&
+                           env_int("LAYA_CUDA_GEMM_MEMSET_KERNELS", kGemmMemsetKernels ? 1 : 0) != 0;
     narrow_carveout_ = std::clamp(env_int("LAYA_CUDA_NARROW_CARVEOUT", kNarrowCarveout), -1, 100);
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));

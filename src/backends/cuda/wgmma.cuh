@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "backends/cuda/build_info.h"
+
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LAYA_HAS_WGMMA 1
 #endif
@@ -17,15 +19,18 @@
 namespace laya::cuda {
 
 // Host side: whether `kernel`, a kernel built with these helpers, runs on the current
-// device — compute capability 9.x and its sm_90a binary loaded (binaryVersion 90); clears any
-// error the queries leave. Callers cache the answer.
+// device — compute capability 9.x, its binary for sm_90 loaded (binaryVersion 90) and that binary
+// the sm_90a image (current_kernel_image: an sm_90 image without the "a" features, or one the
+// driver compiled from older PTX, also reports binaryVersion 90, and there the helpers trap);
+// clears any error the queries leave. Callers cache the answer.
 template <class Kernel>
 bool sm90a_kernel_runs(Kernel* kernel) {
   int dev = 0, major = 0;
   cudaFuncAttributes attr{};
   const bool ok = cudaGetDevice(&dev) == cudaSuccess &&
                   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9 &&
-                  cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.binaryVersion == 90;
+                  cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.binaryVersion == 90 &&
+                  current_kernel_image().sm90a;
   cudaGetLastError();
   return ok;
 }
