@@ -14,49 +14,59 @@ __global__ void probe_kernel(int* p) {
   if (p != nullptr) *p = 1;
 }
 
-// Its static shared memory is 16 bytes per unit of __CUDA_ARCH__ / 10 of the image it is compiled
-// into, plus 16,000 bytes in the sm_90a image (current_kernel_image decodes it). Never launched.
-constexpr int kSm90aUnits = 1000;
-__global__ void image_probe_kernel(int* p) {
-#if defined(__CUDA_ARCH__)
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int kUnits = __CUDA_ARCH__ / 10 + kSm90aUnits;
-#else
-  constexpr int kUnits = __CUDA_ARCH__ / 10;
+// Probes of the image the runtime loads, never launched: each holds static shared memory only in
+// the images with the property it stands for, so cudaFuncGetAttributes' sharedSizeBytes (0 or
+// not) says which image runs — whatever granularity the size might be reported in.
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define LAYA_PROBE_SM90A 1
 #endif
-  __shared__ int4 units[kUnits];  // used, so that its size is kept
-  units[threadIdx.x % kUnits] = make_int4(p[threadIdx.x], 0, 0, 0);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define LAYA_PROBE_SM90 1
+#endif
+__global__ void sm90a_probe_kernel(int* p) {
+#ifdef LAYA_PROBE_SM90A
+  __shared__ int words[32];  // used, so that it is kept
+  words[threadIdx.x % 32] = p[threadIdx.x];
   __syncthreads();
-  p[threadIdx.x] = units[(threadIdx.x + 1) % kUnits].x;
+  p[threadIdx.x] = words[(threadIdx.x + 1) % 32];
 #endif
 }
+__global__ void sm90_probe_kernel(int* p) {
+#ifdef LAYA_PROBE_SM90
+  __shared__ int words[32];
+  words[threadIdx.x % 32] = p[threadIdx.x];
+  __syncthreads();
+  p[threadIdx.x] = words[(threadIdx.x + 1) % 32];
+#endif
+}
+#undef LAYA_PROBE_SM90A
+#undef LAYA_PROBE_SM90
 }  // namespace
 
 KernelImage current_kernel_image() {
-  cudaFuncAttributes attr{};
+  cudaFuncAttributes sm90a{}, sm90{};
   KernelImage image;
-  if (cudaFuncGetAttributes(&attr, image_probe_kernel) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&sm90a, sm90a_probe_kernel) != cudaSuccess ||
+      cudaFuncGetAttributes(&sm90, sm90_probe_kernel) != cudaSuccess) {
     cudaGetLastError();
     return image;
   }
-  const int units = static_cast<int>(attr.sharedSizeBytes / sizeof(int4));
-  image.arch = units % kSm90aUnits;
-  image.sm90a = units >= kSm90aUnits;
-  image.binary = attr.binaryVersion;
+  image.binary = sm90.binaryVersion;
+  image.sm90a = sm90a.sharedSizeBytes > 0;
+  image.sm90 = sm90.sharedSizeBytes > 0;
   return image;
 }
 
 bool kernel_image_waits_for_pdl() {
-  static const bool waits = current_kernel_image().arch >= 90;
+  static const bool waits = current_kernel_image().sm90;
   return waits;
 }
 
 std::string describe_kernel_image(const KernelImage& image) {
-  if (image.arch == 0) return "no kernel image for this device";
-  std::string out =
-      image.sm90a ? "the sm_90a image (Hopper kernels)" : fmt::format("the sm_{} image (generic kernels)", image.arch);
-  if (image.binary > image.arch) out += fmt::format(", compiled by the driver from PTX for sm_{}", image.binary);
-  return out;
+  if (image.binary == 0) return "no kernel image for this device";
+  if (image.sm90a) return "the sm_90a image (Hopper kernels)";
+  return fmt::format("an sm_{} image without sm_90a (generic kernels{})", image.binary,
+                     image.sm90 ? "" : ", no programmatic launches");
 }
 
 std::string compiled_architectures() {

@@ -19,19 +19,19 @@ bool kernels_runnable_on_current_device(std::string* why);
 // The image of this binary's kernels that the runtime loads for the current device — the same for
 // every kernel, since each of laya_cuda's .cu files is compiled for the same architectures.
 struct KernelImage {
-  int arch = 0;        // the architecture the image was compiled for (__CUDA_ARCH__ / 10); 0: unknown
-  bool sm90a = false;  // the sm_90a image: the Hopper kernels (wgmma, TMA, setmaxnreg) are in it
-  int binary = 0;      // the SASS it runs as (cudaFuncAttributes::binaryVersion): > arch where the
-                       // driver compiled it from PTX for a newer device
+  int binary = 0;      // the SASS it runs as (cudaFuncAttributes::binaryVersion); 0: none loads
+  bool sm90a = false;  // compiled for sm_90a: the Hopper kernels (wgmma, TMA, setmaxnreg) are in it
+  bool sm90 = false;   // compiled for sm_90 or later: dev::pdl_prologue waits (griddepcontrol.wait)
 };
-// Read without a launch: a probe kernel's static shared memory encodes the image it was compiled
-// into. The device's compute capability alone does not say which image runs: a build for sm_90
-// (CMake's `90` or `native` on a Hopper) or with PTX only (`80-virtual`) runs on an H100 without
-// the sm_90a instructions, whose helpers trap there (wgmma.cuh), and without griddepcontrol.wait,
-// which programmatic launches rely on (pdl.h).
+// Read without a launch, from two probe kernels that hold static shared memory only in the images
+// with the property. The device's compute capability does not say which image runs: a build for
+// sm_90 without "a" (CMake's `90`, or `native` on a Hopper) or with PTX only (`80-virtual`, `80`)
+// loads as binaryVersion 90 on an H100/H200 too, without the sm_90a instructions, whose helpers
+// trap (wgmma.cuh), and — from PTX for sm_80 — without the wait that programmatic launches rely
+// on (pdl.h).
 KernelImage current_kernel_image();
-// current_kernel_image() on the first device asked, cached for the process: whether the kernels
-// call griddepcontrol.wait (compiled for sm_90 or later), without which no launch is programmatic.
+// current_kernel_image().sm90 on the first device asked, cached for the process: no launch is
+// programmatic where the kernels do not wait.
 bool kernel_image_waits_for_pdl();
 std::string describe_kernel_image(const KernelImage& image);
 
