@@ -10,6 +10,8 @@
 # together stays under ≈ 12 MiB, and the warm-up at concurrency 64 fills the batches.
 #
 #   tests/server/load_test.sh BINARY SOURCE_DIR CACHE_DIR [SECONDS_PER_RUN]
+# LAYA_LOAD_TEST_WRK_TIMEOUT (seconds, default 2: wrk's own) is how long a response may take before
+# wrk counts a timeout — a socket error here; scripts/tsan.sh raises it, its server being ~30x slower.
 # Needs wrk (Debian package; scripts/setup.sh installs it). Exit 77 (ctest: skipped) without it.
 set -euo pipefail
 bin=$1 src=$2 cache=$3 dur=${4:-3}
@@ -38,7 +40,7 @@ fail=0
 run() {
   local c=$1 t=$(( $1 < 2 ? 1 : 2 ))
   local out
-  out=$(wrk -t"$t" -c"$c" -d"${dur}s" --latency -s "$src/tests/server/wrk_post.lua" "$url/v1/systemone")
+  out=$(wrk -t"$t" -c"$c" -d"${dur}s" --timeout "${LAYA_LOAD_TEST_WRK_TIMEOUT:-2}s" --latency -s "$src/tests/server/wrk_post.lua" "$url/v1/systemone")
   local reqs p50 rps
   reqs=$(echo "$out" | grep -oP '^\s*\K[0-9]+(?= requests in)')
   p50=$(echo "$out" | awk '/^ +50%/{print $2}')
