@@ -48,10 +48,11 @@ def parse_sass(text):
             continue
         ins = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s*(.*?)\s*;", line)
         if current is not None and ins:
-            # branch targets are addresses: a kernel grown elsewhere moves them all
-            kernels[current].append(re.sub(r"\b0x[0-9a-f]+\b", "ADDR", re.sub(r"\s+", " ", ins.group(1)))
-                                    if re.search(r"\b(BRA|BSSY|CALL|JMP|BRX)\b", ins.group(1))
-                                    else re.sub(r"\s+", " ", ins.group(1)))
+            text = re.sub(r"\s+", " ", ins.group(1))
+            if re.search(r"\b(BRA|BSSY|CALL|JMP|BRX)\b", text):
+                # branch targets are addresses: a kernel grown elsewhere moves them all
+                text = re.sub(r"\b0x[0-9a-f]+\b", "ADDR", text)
+            kernels[current].append(text)
     return kernels
 
 
@@ -76,7 +77,7 @@ def short(name):
     """The demangled name without namespaces and parameters: geglu_gemm_kernel<__half, 64>."""
     plain = subprocess.run(["c++filt", name], capture_output=True, text=True).stdout.strip() or name
     plain = re.sub(r"\(anonymous namespace\)::|\w+::", "", plain)
-    return re.sub(r"^void ", "", plain.split("(")[0])
+    return re.sub(r"^void ", "", re.sub(r"\([^()]*\)$", "", plain))  # the parameters: the last (...)
 
 
 def main():
@@ -91,14 +92,15 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         ref, ref_spills = compile_and_dump(args.ref_tree, args.source, work, "ref")
         new, new_spills = compile_and_dump(args.new_tree, args.source, work, "new")
+    names = {k: short(k) for k in list(ref) + list(new)}
     print(f"{'ref kernel':50} {'new kernel':50} {'differing':>9}  spills ref/new")
     for r in ref:
         for n in new:
-            print(f"{short(r):50} {short(n):50} {differing_lines(ref[r], new[n]):9d}  "
+            print(f"{names[r]:50} {names[n]:50} {differing_lines(ref[r], new[n]):9d}  "
                   f"{ref_spills.get(r, '?')}/{new_spills.get(n, '?')}")
     if args.show:
         pairs = [(r, n) for r in ref for n in new
-                 if re.search(args.show[0], short(r)) and re.search(args.show[1], short(n))]
+                 if re.search(args.show[0], names[r]) and re.search(args.show[1], names[n])]
         if not pairs:
             sys.exit("--show: no pair of kernels matches")
         r, n = pairs[0]

@@ -17,37 +17,33 @@ __global__ void probe_kernel(int* p) {
 // Probes of the image the runtime loads, never launched: each holds static shared memory only in
 // the images with the property it stands for, so cudaFuncGetAttributes' sharedSizeBytes (0 or
 // not) says which image runs — whatever granularity the size might be reported in.
+enum class ImageProperty { sm90a, sm90 };
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define LAYA_PROBE_SM90A 1
+constexpr bool kCompiledSm90a = true;
+#else
+constexpr bool kCompiledSm90a = false;
 #endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define LAYA_PROBE_SM90 1
+constexpr bool kCompiledSm90 = true;
+#else
+constexpr bool kCompiledSm90 = false;
 #endif
-__global__ void sm90a_probe_kernel(int* p) {
-#ifdef LAYA_PROBE_SM90A
-  __shared__ int words[32];  // used, so that it is kept
-  words[threadIdx.x % 32] = p[threadIdx.x];
-  __syncthreads();
-  p[threadIdx.x] = words[(threadIdx.x + 1) % 32];
-#endif
+template <ImageProperty kProperty>
+__global__ void image_probe_kernel(int* p) {
+  if constexpr (kProperty == ImageProperty::sm90a ? kCompiledSm90a : kCompiledSm90) {
+    __shared__ int words[32];  // used, so that it is kept
+    words[threadIdx.x % 32] = p[threadIdx.x];
+    __syncthreads();
+    p[threadIdx.x] = words[(threadIdx.x + 1) % 32];
+  }
 }
-__global__ void sm90_probe_kernel(int* p) {
-#ifdef LAYA_PROBE_SM90
-  __shared__ int words[32];
-  words[threadIdx.x % 32] = p[threadIdx.x];
-  __syncthreads();
-  p[threadIdx.x] = words[(threadIdx.x + 1) % 32];
-#endif
-}
-#undef LAYA_PROBE_SM90A
-#undef LAYA_PROBE_SM90
 }  // namespace
 
 KernelImage current_kernel_image() {
   cudaFuncAttributes sm90a{}, sm90{};
   KernelImage image;
-  if (cudaFuncGetAttributes(&sm90a, sm90a_probe_kernel) != cudaSuccess ||
-      cudaFuncGetAttributes(&sm90, sm90_probe_kernel) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&sm90a, image_probe_kernel<ImageProperty::sm90a>) != cudaSuccess ||
+      cudaFuncGetAttributes(&sm90, image_probe_kernel<ImageProperty::sm90>) != cudaSuccess) {
     cudaGetLastError();
     return image;
   }

@@ -608,10 +608,10 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_in_dev), ws_.host_in, 0));
     LAYA_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&ws_.host_out_dev), ws_.host_out, 0));
     bus_io_ = env_int("LAYA_CUDA_BUS_IO", kBusIo ? 1 : 0) != 0;
-    // The stand-in kernel hangs on a programmatic edge: compute capability 9.0 or later, and kernels
-    // that wait on it (compiled for sm_90 or later: kernel_image_waits_for_pdl).
-    gemm_memset_kernels_ = prop.major >= 9 && kernel_image_waits_for_pdl() &&
-                           env_int("LAYA_CUDA_GEMM_MEMSET_KERNELS", kGemmMemsetKernels ? 1 : 0) != 0;
+    // The stand-in kernel hangs on a programmatic edge: kernels that wait on it, compiled for sm_90
+    // or later (kernel_image_waits_for_pdl; such an image loads on compute capability 9.0+ only).
+    gemm_memset_kernels_ =
+        kernel_image_waits_for_pdl() && env_int("LAYA_CUDA_GEMM_MEMSET_KERNELS", kGemmMemsetKernels ? 1 : 0) != 0;
     narrow_carveout_ = std::clamp(env_int("LAYA_CUDA_NARROW_CARVEOUT", kNarrowCarveout), -1, 100);
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));

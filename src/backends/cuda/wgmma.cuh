@@ -18,19 +18,15 @@
 
 namespace laya::cuda {
 
-// Host side: whether `kernel`, a kernel built with these helpers, runs on the current
-// device — compute capability 9.x, its binary for sm_90 loaded (binaryVersion 90) and that binary
-// the sm_90a image (current_kernel_image: an sm_90 image without the "a" features, or one the
-// driver compiled from older PTX, also reports binaryVersion 90, and there the helpers trap);
-// clears any error the queries leave. Callers cache the answer.
+// Host side: whether `kernel`, a kernel built with these helpers, runs on the current device —
+// it loads, and the image loaded is the sm_90a one (current_kernel_image; an sm_90 image without
+// the "a" features, or one the driver compiled from older PTX, also loads on a Hopper as
+// binaryVersion 90, and there the helpers trap); clears any error the queries leave. Callers cache
+// the answer.
 template <class Kernel>
 bool sm90a_kernel_runs(Kernel* kernel) {
-  int dev = 0, major = 0;
   cudaFuncAttributes attr{};
-  const bool ok = cudaGetDevice(&dev) == cudaSuccess &&
-                  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9 &&
-                  cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.binaryVersion == 90 &&
-                  current_kernel_image().sm90a;
+  const bool ok = cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && current_kernel_image().sm90a;
   cudaGetLastError();
   return ok;
 }
