@@ -7,7 +7,7 @@
 # the official laya wheel, all compressed into .gpu/bundle.tar.xz (the tree that travels is
 # limited to 64 MiB), plus .gpu/run.sh, which unpacks once and runs a program with LD_LIBRARY_PATH set.
 #
-# usage: [LAYA_BASELINE_BIN=DIR] [LAYA_BUNDLE_PROBES="laya_bench_http ..."|none] scripts/gpu/bundle.sh [BUILD_DIR]
+# usage: [LAYA_BASELINE_BIN=DIR] [LAYA_ALT_BIN=DIR] [LAYA_BUNDLE_PROBES="laya_bench_http ..."|none] scripts/gpu/bundle.sh [BUILD_DIR]
 #        (default build/cuda-h; build laya-engine test_gpu test_cuda_host first)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,13 +37,16 @@ for f in "$B/bench/server/laya_bench_http" "$B/bench/cuda/laya_bench_gemm" "$B/b
     cp "$f" "$STAGE/bin/" && strip --strip-debug "$STAGE/bin/$(basename "$f")" || true
   fi
 done
-# Optional A/B baseline: LAYA_BASELINE_BIN=DIR holding laya-engine (and test_gpu) of an earlier
-# build; bundled as laya-engine-base / test_gpu-base (same libraries) for side-by-side benches.
-if [ -n "${LAYA_BASELINE_BIN:-}" ]; then
+# Optional A/B baselines: LAYA_BASELINE_BIN=DIR holding laya-engine (and test_gpu) of an earlier
+# build, bundled as laya-engine-base / test_gpu-base (same libraries) for side-by-side benches;
+# LAYA_ALT_BIN=DIR likewise as laya-engine-alt / test_gpu-alt (a third build, e.g. another arch).
+for pair in "base:${LAYA_BASELINE_BIN:-}" "alt:${LAYA_ALT_BIN:-}"; do
+  suffix=${pair%%:*} dir=${pair#*:}
+  [ -n "$dir" ] || continue
   for f in laya-engine test_gpu; do
-    [ -x "$LAYA_BASELINE_BIN/$f" ] && cp "$LAYA_BASELINE_BIN/$f" "$STAGE/bin/$f-base" && strip --strip-debug "$STAGE/bin/$f-base" || true
+    [ -x "$dir/$f" ] && cp "$dir/$f" "$STAGE/bin/$f-$suffix" && strip --strip-debug "$STAGE/bin/$f-$suffix" || true
   done
-fi
+done
 # Optional: the CUPTI kernel-trace injection library (CUDA_INJECTION64_PATH=$X/lib/liblaya_kernel_trace.so;
 # scripts/gpu/kernel_trace.py reads its record); the CUPTI it links comes along through ldd below.
 T="$B/bench/cuda/liblaya_kernel_trace.so"
