@@ -417,7 +417,7 @@ TEST(CudaEngine, SmallGemmPathMatchesCpuAndDefaultPaths) {
 // close to the CPU engine and to the unfused engine, graph and eager bitwise identical.
 TEST(CudaEngine, FusedGegluPathMatchesCpuAndUnfusedPaths) {
   LAYA_REQUIRE_GPU();
-  if (!geglu_gemm_supported(128, 192)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
+  if (!geglu_gemm_supported(128, 192)) GTEST_SKIP() << "fused GeGLU GEMM needs the sm_90a kernel image: test not run";
   const char* var = "LAYA_CUDA_GEGLU_GEMM_FROM";
   auto unfused = engine_with_env(var, "0"), fused = engine_with_env(var, "1"), fused_eager = engine_with_env(var, "1", "eager");
   engine::BackendOptions co;
@@ -529,7 +529,7 @@ TEST(CudaEngine, GegluPrefetchLeavesTheAnswersBitwiseUnchanged) {
 bool from_129_to_150(int64_t tokens) { return tokens > 128 && tokens <= 150; }
 TEST(CudaEngine, GegluGemmSkippingRowsPastMLeavesTheAnswersBitwiseUnchanged) {
   LAYA_REQUIRE_GPU();
-  if (!geglu_gemm_supported(128, 192)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
+  if (!geglu_gemm_supported(128, 192)) GTEST_SKIP() << "fused GeGLU GEMM needs the sm_90a kernel image: test not run";
   setenv("LAYA_CUDA_GEGLU_GEMM_FROM", "1", 1);
   const char* var = "LAYA_CUDA_GEGLU_SKIP_PAST_M";
   auto skip = engine_with_env(var, "1"), skip_eager = engine_with_env(var, "1", "eager");

@@ -707,7 +707,7 @@ struct GeluAllTable : Dev<uint16_t> {
 // and the warpgroups whose rows all lie past M (which skip their MMAs) change no output.
 TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
   LAYA_REQUIRE_GPU();
-  if (!geglu_gemm_supported(64, 64)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
+  if (!geglu_gemm_supported(64, 64)) GTEST_SKIP() << "fused GeGLU GEMM needs the sm_90a kernel image: test not run";
   std::mt19937 rng(29);
   Dev<uint8_t> ws(kGemmWorkspace);
   Gemm gemm(ws.get(), kGemmWorkspace);
@@ -780,7 +780,7 @@ TYPED_TEST(CudaKernelsTyped, GegluGemmMatchesReferenceAndUnfusedPath) {
 // the english layout: 16 k-tiles per tile, so the deferred epilogue chunks run beside MMAs in flight.
 TYPED_TEST(CudaKernelsTyped, GegluGemmEpilogueEqualsGegluForEveryActivation) {
   LAYA_REQUIRE_GPU();
-  if (!geglu_gemm_supported(64, 64)) GTEST_SKIP() << "fused GeGLU GEMM needs compute capability 9.0: test not run";
+  if (!geglu_gemm_supported(64, 64)) GTEST_SKIP() << "fused GeGLU GEMM needs the sm_90a kernel image: test not run";
   constexpr int m = 64, k = 1024, inter = 1024;  // 64 x 1024 = every 16-bit pattern once
   const bool bf16 = std::is_same_v<TypeParam, __nv_bfloat16>;
   const uint32_t exp_mask = bf16 ? 0x7F80u : 0x7C00u;
