@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Session 50, call 1: both calls session 49 prepared, in one device call on one bundle —
-# part 1 = session 48's call5.sh (branch t80p-rule against main), part 2 = this record's call2.sh
-# (session 49's call 2: the kernel image and the generic kernels). Bundle, from main's checkout
-# (bundle.sh's LAYA_ALT_BIN), with the three builds' laya-engine / test_gpu copied out first:
+# part 1 = session 48's call5.sh (branch t80p-rule against main), part 2 = session 49's call2.sh
+# (the kernel image and the generic kernels), told this bundle's names for its two builds.
+# Bundle, from main's checkout (bundle.sh's LAYA_ALT_BIN), with the three builds' laya-engine /
+# test_gpu copied out first:
 #   LAYA_BASELINE_BIN=<main 90a-real> LAYA_ALT_BIN=<main 90-real> LAYA_BUNDLE_PROBES=none \
 #     scripts/gpu/bundle.sh <dir holding the branch's 90a-real bin/ and tests/gpu/>
 # laya-engine / test_gpu = branch (e48bb31: 4f95e29 with main 06497bf merged), -base = main 06497bf
@@ -12,7 +13,7 @@
 set -u
 O=${OUT:-/tmp/out}
 mkdir -p "$O"
-OUT=/tmp/p2 timeout -s KILL 270 bash .gpu/call2.sh
+OUT=/tmp/p2 LAYA_CALL2_HOPPER=-base LAYA_CALL2_GENERIC=-alt timeout -s KILL 270 bash .gpu/call2.sh
 echo "part 2 rc=$?" >> /tmp/p2/summary.txt
 cp /tmp/p2/summary.txt "$O/part2-summary.txt"
 (cd /tmp/p2 && tar -czf "$O/part2-logs.tar.gz" tests.log tests-generic.log answers-*.jsonl decide-*.err 2>/dev/null)
