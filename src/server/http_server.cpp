@@ -672,7 +672,10 @@ void HttpServer::start() {
   const auto addr = net::ip::make_address(I.opt.host, ec);
   if (ec) LAYA_FAIL(ErrorKind::io, "invalid --host '{}': {}", I.opt.host, ec.message());
   const tcp::endpoint ep(addr, I.opt.port);
-  I.acceptor.emplace(I.ioc);
+  // Its own strand: begin_drain()'s close() and an accept completion that re-arms async_accept
+  // must never run at once on two I/O threads (Asio objects are not thread-safe; that race read a
+  // descriptor the close had just freed).
+  I.acceptor.emplace(net::make_strand(I.ioc));
   I.acceptor->open(ep.protocol(), ec);
   if (!ec) I.acceptor->set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) I.acceptor->bind(ep, ec);
@@ -686,10 +689,12 @@ void HttpServer::start() {
 void HttpServer::begin_drain() {
   if (draining_.exchange(true)) return;
   auto& I = *impl_;
-  net::post(I.ioc, [&I] {
-    boost::system::error_code ec;
-    if (I.acceptor) I.acceptor->close(ec);
-  });
+  if (I.acceptor) {
+    net::post(I.acceptor->get_executor(), [&I] {  // the acceptor's strand: see start()
+      boost::system::error_code ec;
+      I.acceptor->close(ec);
+    });
+  }
   I.scheduler.drain();
 }
 
