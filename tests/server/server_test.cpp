@@ -482,11 +482,12 @@ TEST(Server, DrainWhileConnectionsArriveIsSafe) {
         }
       });
     }
-    ASSERT_TRUE(eventually([&] { return connected.load() >= 20; }));
+    const bool arriving = eventually([&] { return connected.load() >= 20; });
     h.server->begin_drain();
     EXPECT_TRUE(eventually([&] { return http_get(h.port(), "/ready").status == 0; }));
     done = true;
-    for (auto& t : clients) t.join();
+    for (auto& t : clients) t.join();  // before any assertion can leave the round
+    ASSERT_TRUE(arriving) << "round " << round << ": connections never arrived";
   }
 }
 
