@@ -2,8 +2,9 @@
 # Session 52, call 2: call 1's three builds side by side on one machine (call 1 ran on an H100 with
 # no `90-real` build in its speed table, so its prediction — the PTX build slower than the
 # `90-real` one by what programmatic launches save — was not checked). Same bundle as call 1
-# (laya-engine = 90a-real, -base = 90-real, -alt = 80-virtual PTX; its recipe: call1.sh's header).
-# Run: `bash .gpu/call2.sh` with carry [".gpu"], timeout 300; ≈ 2 min.
+# (laya-engine = 90a-real, -base = 90-real, -alt = 80-virtual PTX; the recipe: the header of
+# docs/validation/cuda-h200-2026-12-05-s51/call3.sh), this script copied to .gpu/call2-s52.sh.
+# Run: `bash .gpu/call2-s52.sh` with carry [".gpu"], timeout 300; ≈ 2 min.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
