@@ -124,4 +124,27 @@ int replace_gemm_memsets(cudaGraph_t graph, const GemmCaptureLog& log, const voi
   return replaced;
 }
 
+int make_gemm_entries_racy(cudaGraph_t graph, const GemmCaptureLog& log) {
+  const std::unordered_set<cudaGraphNode_t> added(log.added.begin(), log.added.end());
+  const std::unordered_set<cudaGraphNode_t> before(log.before.begin(), log.before.end());
+  cudaGraphEdgeData programmatic{};
+  programmatic.from_port = cudaGraphKernelNodePortProgrammatic;
+  programmatic.type = cudaGraphDependencyTypeProgrammatic;
+  int converted = 0;
+  for (cudaGraphNode_t g : log.added) {
+    if (type_of(g) != cudaGraphNodeTypeKernel) continue;
+    const Edges pred = dependencies(g);
+    for (size_t i = 0; i < pred.nodes.size(); ++i) {
+      cudaGraphNode_t k = pred.nodes[i];
+      if (pred.data[i].type != cudaGraphDependencyTypeDefault || added.count(k) != 0 || before.count(k) == 0 ||
+          type_of(k) != cudaGraphNodeTypeKernel)
+        continue;
+      LAYA_CUDA_CHECK(cudaGraphRemoveDependencies(graph, &k, &g, &pred.data[i], 1));
+      LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &k, &g, &programmatic, 1));
+      ++converted;
+    }
+  }
+  return converted;
+}
+
 }  // namespace laya::cuda
