@@ -1281,9 +1281,11 @@ bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraph
   int replaced = 0;
   if (error.empty() && gemm_memset_kernels_) {
     try {
-      if (racy_gemm_edges_)
-        spdlog::info("cuda: bucket {}: {} edges into cuBLASLt kernels made programmatic (racy)", b.to_string(),
-                     make_gemm_entries_racy(graph, gemm_nodes));
+      if (racy_gemm_edges_) {
+        const char* after = std::getenv("LAYA_CUDA_RACY_GEMM_AFTER");
+        spdlog::info("cuda: bucket {}: {} edges into cuBLASLt kernels made programmatic (racy, after '{}')",
+                     b.to_string(), make_gemm_entries_racy(graph, gemm_nodes, after), after ? after : "");
+      }
       replaced = replace_gemm_memsets(graph, gemm_nodes, ws_.gemm_ws, kGemmWorkspace);
       stats_.gemm_memsets_replaced += replaced;
     } catch (const std::exception& ex) {

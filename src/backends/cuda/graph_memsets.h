@@ -52,7 +52,8 @@ int replace_gemm_memsets(cudaGraph_t graph, const GemmCaptureLog& log, const voi
 // yet written. What it saves is therefore more than any GEMM that takes a programmatic edge and
 // waits could save: an upper bound on the lead "an own GEMM as fast as nvjet, with programmatic
 // edges". Call before replace_gemm_memsets (calls that begin with a memset are left alone).
-// Returns how many edges it converted.
-int make_gemm_entries_racy(cudaGraph_t graph, const GemmCaptureLog& log);
+// after: only edges out of kernels whose (mangled) name contains it, e.g. "add_ln" (null or empty:
+// every own kernel). Returns how many edges it converted.
+int make_gemm_entries_racy(cudaGraph_t graph, const GemmCaptureLog& log, const char* after);
 
 }  // namespace laya::cuda
