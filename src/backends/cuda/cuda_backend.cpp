@@ -442,7 +442,6 @@ class CudaBackendImpl final : public CudaEngine {
   int32_t prune_head_from_ = 0;    // buckets of at least this many tokens prune the last decision layer (0: never)
   bool bus_io_ = kBusIo;           // inputs read and outputs written over the bus by kernels, not memcpy nodes
   bool gemm_memset_kernels_ = kGemmMemsetKernels;  // captured graphs: cuBLASLt's memsets as own kernels
-  bool racy_gemm_edges_ = false;  // pricing experiment, wrong answers (graph_memsets.h: make_gemm_entries_racy)
   bool gelu_table_ = kGeluTable;   // bf16: geglu_kernel's GELU from the table (else computed; the same bits)
   bool small_tail_ = kSmallTail;   // outside the PDL scopes too, bias GEMMs of <= 128 rows on the small GEMM
   int32_t narrow_carveout_ = kNarrowCarveout;  // the narrow-layout buckets' preferred carveout (-1: none)
@@ -614,8 +613,6 @@ CudaBackendImpl::CudaBackendImpl(const checkpoint::Checkpoint& ckpt, const engin
     gemm_memset_kernels_ =
         kernel_image_waits_for_pdl() && env_int("LAYA_CUDA_GEMM_MEMSET_KERNELS", kGemmMemsetKernels ? 1 : 0) != 0;
     narrow_carveout_ = std::clamp(env_int("LAYA_CUDA_NARROW_CARVEOUT", kNarrowCarveout), -1, 100);
-    racy_gemm_edges_ = gemm_memset_kernels_ && env_int("LAYA_CUDA_RACY_GEMM_EDGES", 0) != 0;
-    if (racy_gemm_edges_) spdlog::warn("cuda: LAYA_CUDA_RACY_GEMM_EDGES=1: a timing experiment, the answers are wrong");
     // Finite, known contents everywhere (the padding tail reads ids of the staging block).
     LAYA_CUDA_CHECK(cudaMemset(ws_.block, 0, static_cast<size_t>(ws_bytes)));
     launch_fill_gelu_lut(ws_.gelu_lut, nullptr);  // after the memset (the legacy stream); synchronised below
@@ -1281,11 +1278,6 @@ bool CudaBackendImpl::capture(const Bucket& b, const StagingLayout& l, cudaGraph
   int replaced = 0;
   if (error.empty() && gemm_memset_kernels_) {
     try {
-      if (racy_gemm_edges_) {
-        const char* after = std::getenv("LAYA_CUDA_RACY_GEMM_AFTER");
-        spdlog::info("cuda: bucket {}: {} edges into cuBLASLt kernels made programmatic (racy, after '{}')",
-                     b.to_string(), make_gemm_entries_racy(graph, gemm_nodes, after), after ? after : "");
-      }
       replaced = replace_gemm_memsets(graph, gemm_nodes, ws_.gemm_ws, kGemmWorkspace);
       stats_.gemm_memsets_replaced += replaced;
     } catch (const std::exception& ex) {

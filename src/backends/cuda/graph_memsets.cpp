@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
 #include <unordered_set>
 
 #include "backends/cuda/bus_copy.cuh"
@@ -123,44 +122,6 @@ int replace_gemm_memsets(cudaGraph_t graph, const GemmCaptureLog& log, const voi
     ++replaced;
   }
   return replaced;
-}
-
-namespace {
-// The (mangled) name of a kernel node's function; empty where the runtime does not know it.
-std::string kernel_name(cudaGraphNode_t node) {
-  cudaKernelNodeParams p{};
-  const char* name = nullptr;
-  if (cudaGraphKernelNodeGetParams(node, &p) != cudaSuccess || p.func == nullptr ||
-      cudaFuncGetName(&name, p.func) != cudaSuccess || name == nullptr) {
-    cudaGetLastError();
-    return {};
-  }
-  return name;
-}
-}  // namespace
-
-int make_gemm_entries_racy(cudaGraph_t graph, const GemmCaptureLog& log, const char* after) {
-  const std::unordered_set<cudaGraphNode_t> added(log.added.begin(), log.added.end());
-  const std::unordered_set<cudaGraphNode_t> before(log.before.begin(), log.before.end());
-  cudaGraphEdgeData programmatic{};
-  programmatic.from_port = cudaGraphKernelNodePortProgrammatic;
-  programmatic.type = cudaGraphDependencyTypeProgrammatic;
-  int converted = 0;
-  for (cudaGraphNode_t g : log.added) {
-    if (type_of(g) != cudaGraphNodeTypeKernel) continue;
-    const Edges pred = dependencies(g);
-    for (size_t i = 0; i < pred.nodes.size(); ++i) {
-      cudaGraphNode_t k = pred.nodes[i];
-      if (pred.data[i].type != cudaGraphDependencyTypeDefault || added.count(k) != 0 || before.count(k) == 0 ||
-          type_of(k) != cudaGraphNodeTypeKernel)
-        continue;
-      if (after != nullptr && *after != '\0' && kernel_name(k).find(after) == std::string::npos) continue;
-      LAYA_CUDA_CHECK(cudaGraphRemoveDependencies(graph, &k, &g, &pred.data[i], 1));
-      LAYA_CUDA_CHECK(cudaGraphAddDependencies(graph, &k, &g, &programmatic, 1));
-      ++converted;
-    }
-  }
-  return converted;
 }
 
 }  // namespace laya::cuda

@@ -45,15 +45,4 @@ class CaptureCallLog {
 // by the stand-in kernel (see above). Returns how many were replaced.
 int replace_gemm_memsets(cudaGraph_t graph, const GemmCaptureLog& log, const void* workspace, size_t bytes);
 
-// Pricing experiment only, never on by default (LAYA_CUDA_RACY_GEMM_EDGES=1; the answers are WRONG):
-// each plain edge from one of the forward's own kernels into the first kernel of a cuBLASLt call
-// becomes programmatic. nvjet does not wait (docs/benchmarks/cuda.md item 24), so it starts as soon
-// as the kernel before it has triggered — right after that kernel's own wait — and reads inputs not
-// yet written. What it saves is therefore more than any GEMM that takes a programmatic edge and
-// waits could save: an upper bound on the lead "an own GEMM as fast as nvjet, with programmatic
-// edges". Call before replace_gemm_memsets (calls that begin with a memset are left alone).
-// after: only edges out of kernels whose (mangled) name contains it, e.g. "add_ln" (null or empty:
-// every own kernel). Returns how many edges it converted.
-int make_gemm_entries_racy(cudaGraph_t graph, const GemmCaptureLog& log, const char* after);
-
 }  // namespace laya::cuda
